@@ -1,0 +1,75 @@
+# symlazy - see README.md. Two commands do everything: `make demo`, `make check`.
+CC       ?= cc
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+B        := build
+WARN     := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wformat=2
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=gnu11 -D_GNU_SOURCE -fPIC $(WARN) -Iindex
+SO_FLAGS := -fvisibility=hidden
+LIBS     := -lzstd -lpthread -ldl
+
+INDEX_SRC := $(filter-out index/elfops_direct.c,$(wildcard index/*.c))
+SHIM_SRC  := $(wildcard shim/*.c)
+UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+TOOL_SRC  := $(wildcard scripts/*.c)
+HDRS      := $(wildcard index/*.h shim/*.h)
+
+SO        := $(B)/libsymlazy.so
+INDEX_A   := $(B)/libsymlazy_index.a
+UNIT_BIN  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
+TOOL_BIN  := $(patsubst scripts/%.c,$(B)/bin/%,$(TOOL_SRC))
+
+.PHONY: all deps check demo bench install clean sanitize fuzz unit
+all: $(SO) $(TOOL_BIN)
+
+$(B)/so/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SO_FLAGS) -c $< -o $@
+
+$(B)/lib/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+# The shim exports only the interposed libelf names (SYMLAZY_EXPORT); it does
+# not link libelf: real functions are found at run time (shim/real.c).
+$(SO): $(patsubst %.c,$(B)/so/%.o,$(SHIM_SRC) $(INDEX_SRC))
+	$(CC) -shared -Wl,-z,defs -Wl,-z,now -o $@ $^ $(LIBS)
+
+$(INDEX_A): $(patsubst %.c,$(B)/lib/%.o,$(INDEX_SRC) index/elfops_direct.c)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/tests/%: tests/unit/%.c $(INDEX_A) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(INDEX_A) -lcmocka -lelf $(LIBS)
+
+$(B)/bin/%: scripts/%.c $(INDEX_A) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(INDEX_A) -lelf $(LIBS)
+
+unit: $(UNIT_BIN)
+
+# Installs missing Debian packages when run as root (no-op otherwise).
+deps:
+	@sh scripts/install-deps.sh
+
+check: deps
+	@$(MAKE) --no-print-directory all unit
+	@sh tests/run-tests.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@sh scripts/demo.sh
+
+bench: all
+	@sh scripts/bench.sh
+
+install: $(SO)
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/doc/symlazy
+	install -m 0644 $(SO) $(DESTDIR)$(PREFIX)/lib/libsymlazy.so
+	install -m 0644 README.md LICENSE $(DESTDIR)$(PREFIX)/share/doc/symlazy/
+	@if [ -x $(B)/bin/symlazy-addrs ]; then install -d $(DESTDIR)$(PREFIX)/bin && install -m 0755 $(B)/bin/symlazy-addrs $(DESTDIR)$(PREFIX)/bin/; fi
+
+clean:
+	rm -rf $(B)

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perfdata.h - stream a file-mode perf.data and work out, per DSO, which
+ * addresses perf 6.1 will look up symbols for.
+ *
+ * Format source: tools/perf/Documentation/perf.data-file-format.txt and
+ * include/uapi/linux/perf_event.h (record layouts), tools/perf/util/header.c
+ * (feature sections, HEADER_BUILD_ID), tools/perf/util/session.c (COMPRESSED).
+ *
+ * Address space: the addresses stored are what perf passes to
+ * map__find_symbol(): `ip - map.start + map.pgoff` (map.c map__map_ip), i.e.
+ * file offsets in the DSO, in the same space as perf's adjusted symbol starts
+ * (st_value - (p_vaddr - p_offset)).
+ *
+ * Which IPs: every SAMPLE ip whose cpumode (header.misc & 7) is USER, every
+ * CALLCHAIN entry in a PERF_CONTEXT_USER section (raw, not decremented),
+ * BRANCH_STACK from/to, and ADDR when sampled. To stay a superset of perf's
+ * lookups regardless of event ordering, an IP of pid P is converted through
+ * every exec mapping ever seen for P or its FORK ancestors that contains it.
+ */
+#ifndef SYMLAZY_PERFDATA_H
+#define SYMLAZY_PERFDATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "elfops.h"
+
+#define PD_BUILD_ID_MAX 20
+
+struct pd_dso {
+	char *path;                          /* filename as in MMAP/MMAP2 */
+	unsigned char build_id[PD_BUILD_ID_MAX];
+	unsigned build_id_size;              /* 0 = unknown */
+	uint64_t *addrs;                     /* sorted, unique file offsets */
+	size_t nr_addrs;
+	size_t alloc_addrs;                  /* internal */
+};
+
+/* Global reasons that make lazy mode unusable for the whole file. */
+enum pd_flags {
+	PD_F_DWARF_UNWIND = 1u << 0,   /* REGS_USER+STACK_USER: callchains need unwinding */
+	PD_F_PIPE         = 1u << 1,   /* pipe-mode data ("PERFILE2" stream) */
+	PD_F_LBR_CALLSTACK= 1u << 2,   /* branch_sample_type CALL_STACK */
+	PD_F_FOREIGN_ENDIAN = 1u << 3,
+	PD_F_NO_SAMPLES   = 1u << 4,
+};
+
+struct pd_result {
+	struct pd_dso *dsos;
+	size_t nr_dsos;
+	unsigned flags;                 /* enum pd_flags */
+	uint64_t nr_records, nr_samples, nr_unknown_records, nr_user_ips;
+};
+
+/*
+ * perfdata_read - read @path (file-mode perf.data) into @out.
+ * @ops: libelf entry points, used only to read build-ids of DSOs that
+ *       perf.data gives none for (opened read-only by path; may be NULL to skip).
+ * Memory stays bounded: the file is streamed through a fixed window, COMPRESSED
+ * records through one ZSTD_DStream; only the address sets grow.
+ * Returns 0, or a negative errno: -ENOENT/-EACCES (open), -EINVAL (not a
+ * perf.data file / corrupt header or records: *@err gets a one-line reason),
+ * -ENOTSUP (pipe mode, foreign endian, unsupported attr layout).
+ * On error @out is left empty (nothing to free).
+ */
+int perfdata_read(const char *path, const struct elf_ops *ops, struct pd_result *out,
+		  char *err, size_t errsz);
+
+/* Free everything perfdata_read allocated. Safe on a zeroed struct. */
+void perfdata_free(struct pd_result *res);
+
+/* Find a DSO by build-id (exact bytes). NULL if absent. */
+const struct pd_dso *perfdata_find_build_id(const struct pd_result *res,
+					    const unsigned char *id, size_t len);
+
+/*
+ * perfdata_write_addrs - write "<build-id-hex> <addr-hex>\n" lines (the
+ * SYMLAZY_ADDRS format) for every DSO with a known build-id. Returns 0 or -errno.
+ */
+int perfdata_write_addrs(const struct pd_result *res, int fd);
+
+/*
+ * addrs_read - parse a SYMLAZY_ADDRS file ("<build-id-hex> <addr-hex>" per line,
+ * '#' comments, blank lines allowed; addr with or without 0x) into @out
+ * (dsos with build_id set, path NULL). Returns 0, or -EINVAL with a line number in *@err.
+ */
+int addrs_read(const char *path, struct pd_result *out, char *err, size_t errsz);
+
+#endif
