@@ -50,6 +50,10 @@ struct pd_result {
 	size_t nr_dsos;
 	unsigned flags;                 /* enum pd_flags */
 	uint64_t nr_records, nr_samples, nr_unknown_records, nr_user_ips;
+	/* Added: SAMPLE records whose sample ID matches no attr (perf drops
+	 * them too: "unknown sample id"); nr_user_ips counts collected user
+	 * IPs with repeats (sample ip, callchain, branch from/to, addr). */
+	uint64_t nr_skipped_samples;
 };
 
 /*
@@ -61,7 +65,12 @@ struct pd_result {
  * Returns 0, or a negative errno: -ENOENT/-EACCES (open), -EINVAL (not a
  * perf.data file / corrupt header or records: *@err gets a one-line reason),
  * -ENOTSUP (pipe mode, foreign endian, unsupported attr layout).
- * On error @out is left empty (nothing to free).
+ * On error @out is left empty (nothing to free), except that for -ENOTSUP
+ * out->flags says why (PD_F_PIPE / PD_F_FOREIGN_ENDIAN).
+ * Implementation notes (index/perfdata.c): records are not time-ordered;
+ * COMM/EXIT never remove mappings; callchain entries before the first
+ * PERF_CONTEXT_* marker count as user; DSOs without any address are left
+ * out of @out; DSOs with equal build-ids (one file, two paths) are merged.
  */
 int perfdata_read(const char *path, const struct elf_ops *ops, struct pd_result *out,
 		  char *err, size_t errsz);
