@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include "stats.h"
+
+void stats_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+int stats_write_json(FILE *f, const struct stats_totals *t, const struct scan_stats *list)
+{
+	const struct scan_stats *s;
+	uint64_t sc = 0, pa = 0, dr = 0, by = 0;
+	int first = 1;
+
+	for (s = list; s; s = s->next) {
+		sc += s->scanned; pa += s->passed; dr += s->dropped; by += s->bytes;
+	}
+	fprintf(f, "{\"budget_bytes\":%llu,\"charged_bytes\":%llu,\"refused_bytes\":%llu,\"lazy\":",
+		(unsigned long long)t->budget_bytes, (unsigned long long)t->charged_bytes,
+		(unsigned long long)t->refused_bytes);
+	stats_json_str(f, t->lazy);
+	fprintf(f, ",\"lazy_reason\":");
+	stats_json_str(f, t->lazy_reason);
+	fprintf(f, ",\"addr_dsos\":%llu,\"addrs\":%llu", (unsigned long long)t->addr_dsos,
+		(unsigned long long)t->addrs);
+	fprintf(f, ",\"totals\":{\"scanned\":%llu,\"passed\":%llu,\"dropped\":%llu,\"bytes\":%llu},\"dsos\":[",
+		(unsigned long long)sc, (unsigned long long)pa, (unsigned long long)dr, (unsigned long long)by);
+	for (s = list; s; s = s->next) {
+		fprintf(f, "%s\n {\"path\":", first ? "" : ",");
+		first = 0;
+		stats_json_str(f, s->path);
+		fprintf(f, ",\"build_id\":");
+		stats_json_str(f, s->build_id);
+		fprintf(f, ",\"table\":\"%s\",\"mode\":\"%s\",\"scanned\":%llu,\"passed\":%llu,\"dropped\":%llu,"
+			"\"bytes\":%llu,\"mmap\":%s,\"reason\":", s->table, s->mode,
+			(unsigned long long)s->scanned, (unsigned long long)s->passed,
+			(unsigned long long)s->dropped, (unsigned long long)s->bytes, s->mmap ? "true" : "false");
+		stats_json_str(f, s->reason);
+		fputc('}', f);
+	}
+	fprintf(f, "]}\n");
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stats.h - per-scan counters and their JSON / text report.
+ * A record is appended when a symbol-table scan ends (or its Elf is ended).
+ * Records are never freed (the report runs at exit while other threads may
+ * still be scanning); appending is lock-protected by the caller.
+ */
+#ifndef SYMLAZY_STATS_H
+#define SYMLAZY_STATS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct scan_stats {
+	struct scan_stats *next;
+	char path[256];
+	char build_id[41];
+	const char *table;          /* "symtab" / "dynsym" */
+	const char *mode;           /* "eager" / "budget" / "lazy" / "hidden" */
+	char reason[160];           /* why lazy was not used, or "" */
+	uint64_t scanned;           /* gelf_getsym calls in the scan */
+	uint64_t passed;            /* perf candidates shown to the tool */
+	uint64_t dropped;           /* perf candidates replaced by the null symbol */
+	uint64_t bytes;             /* bytes charged to the budget */
+	int mmap;                   /* Elf opened through a file mapping */
+};
+
+struct stats_totals {
+	uint64_t budget_bytes, charged_bytes, refused_bytes;
+	const char *lazy;           /* "on" / "off" */
+	char lazy_reason[160];
+	uint64_t addr_dsos, addrs;  /* DSOs and addresses read from perf.data */
+};
+
+/* stats_write_json - one JSON object (see README "Stats"). Returns 0 or -errno. */
+int stats_write_json(FILE *f, const struct stats_totals *t, const struct scan_stats *list);
+
+/* JSON string escaping of @s into @f (quotes included). */
+void stats_json_str(FILE *f, const char *s);
+
+#endif

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * symindex.h - the per-DSO symbol index and the lazy keep-set.
+ *
+ * The index models what perf 6.1 builds from one symbol file (its .symtab pass
+ * then its .dynsym pass, tools/perf/util/symbol-elf.c dso__load_sym()):
+ *   - candidates: the symbols perf's main loop would insert, after exactly
+ *     its filters (is_label / elf_sym__filter, SHN_ABS, SHF_ALLOC, the
+ *     "text"/"data" section-name filter for labels),
+ *   - their starts in perf's space: st_value - (p_vaddr - p_offset) of the
+ *     runtime file's PT_LOAD that holds st_value (elf_read_program_header),
+ *   - "groups": all candidates of both tables with one start. perf's
+ *     symbols__fixup_end/fixup_duplicate make a group's survivor depend only
+ *     on its members and on the next distinct start (per pass), so a group is
+ *     kept or dropped as a whole,
+ *   - per group the range of ends perf may give its survivor (min_end..max_end)
+ *     and the prefix maximum of ends, to prove a lookup unambiguous.
+ * Entries and groups live in one mmap'd file (cache dir, else memfd), so the
+ * index costs page cache, not anonymous memory, and later runs reuse it.
+ */
+#ifndef SYMLAZY_SYMINDEX_H
+#define SYMLAZY_SYMINDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "elfops.h"
+
+#define SYMIDX_MAX_LOADS 16
+#define SYMIDX_NONE 0xffffffffu
+
+struct symidx_load {            /* one runtime PT_LOAD */
+	uint64_t vaddr, offset, size; /* size = max(p_memsz, p_filesz) */
+};
+
+struct symidx_layout {          /* facts about the runtime ELF of the DSO */
+	struct symidx_load loads[SYMIDX_MAX_LOADS];
+	unsigned nloads;
+	uint64_t plt_lo[4], plt_hi[4]; /* file-offset ranges of .plt, .plt.sec, .plt.got, .iplt */
+	unsigned nplt;
+};
+
+struct symidx_entry {           /* one candidate symbol */
+	uint64_t start;             /* perf's adjusted start */
+	uint64_t size;              /* st_size */
+	uint32_t idx;               /* index in its table */
+	uint32_t table;             /* 0 = .symtab, 1 = .dynsym */
+};
+
+struct symidx_group {
+	uint64_t start, min_end, max_end;
+	uint64_t pmax;              /* max of max_end over all earlier groups (0 if none) */
+	uint32_t first, n;          /* entries[first .. first+n) */
+	uint32_t next_sym;          /* next group holding a .symtab candidate, or NONE */
+	uint32_t next_all;          /* next group, or NONE */
+	uint32_t flags;             /* SG_* */
+};
+#define SG_ZERO_SYMTAB 1u       /* has a zero-size .symtab member */
+#define SG_ZERO_DYNSYM 2u       /* has a zero-size .dynsym member */
+#define SG_HAS_SYMTAB  4u
+
+struct symidx {
+	void *map;                  /* whole mapping (header + arrays) */
+	size_t map_size;
+	const struct symidx_entry *entries;
+	const struct symidx_group *groups;
+	uint32_t nentries, ngroups;
+	uint32_t nsymtab, ndynsym;  /* table sizes (sh_size / sh_entsize) */
+	int unmodelable;            /* perf would abort the pass or we can't model it */
+	char why[96];               /* reason when unmodelable */
+	int from_cache;             /* 1 if mapped from an existing cache file */
+};
+
+struct symidx_src {
+	const struct elf_ops *ops;
+	Elf *elf;                   /* the symbol file being scanned */
+	Elf_Data *symtab, *dynsym;  /* either may be NULL */
+	uint32_t nsymtab, ndynsym;
+	const struct symidx_layout *layout;
+	const unsigned char *build_id; size_t build_id_len;
+	int cache_dirfd;            /* -1: no cache, memfd only */
+	uint64_t file_key;          /* identity of the file (dev, ino, size, mtime hash) */
+};
+
+/*
+ * symindex_open - map the cached index for @src or build it.
+ * Cost: O(n log n) in-place sort over the mapping; no per-symbol heap memory.
+ * Returns 0 or a negative errno (-ENOMEM, -EIO). A corrupt, truncated or
+ * foreign cache file is ignored and rebuilt.
+ */
+int symindex_open(const struct symidx_src *src, struct symidx *out);
+void symindex_close(struct symidx *idx);
+
+/* Build the layout (PT_LOADs and PLT ranges) of a runtime ELF. 0 or -errno. */
+int symindex_layout(const struct elf_ops *ops, Elf *elf, struct symidx_layout *lay);
+
+/*
+ * symindex_plan - the keep-set for sorted, unique lookup addresses @addrs.
+ * Fills @keep_symtab / @keep_dynsym (bitmaps of nsymtab / ndynsym bits,
+ * zeroed by the caller) with the members of every group that must be kept so
+ * perf answers each address exactly as with the full table:
+ *   rule 1 (answer): the group T with the greatest start <= A is kept if it
+ *          surely contains A (A == start or A < min_end);
+ *   rule 2 (proof): if an earlier group may contain A (pmax > A), or T may or
+ *          may not contain it (min_end <= A < max_end), or A or T's range
+ *          touches a PLT section, the answer depends on rb-tree shape or on
+ *          PLT synthesis: return 1 (= pass the full table) with @why set;
+ *   rule 3 (ends): a kept group with a zero-size .symtab member keeps its
+ *          next .symtab group, one with a zero-size .dynsym member its next
+ *          group, recursively (perf's fixup_end uses the in-order successor);
+ *   rule 4 (PLT): at least one group is kept so perf's ret > 0 and PLT
+ *          synthesis runs as in the full load.
+ * Returns 0 (plan made), 1 (use the full table; @why says why), -errno.
+ * @kept_groups gets the number of groups kept.
+ */
+int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
+		  const uint64_t *addrs, size_t naddrs,
+		  uint8_t *keep_symtab, uint8_t *keep_dynsym,
+		  uint32_t *kept_groups, char *why, size_t whysz);
+
+/* symindex_find - group index that perf's full table answers @addr with, or
+ * SYMIDX_NONE (no symbol / ambiguous). For tests and tools. */
+uint32_t symindex_find(const struct symidx *idx, uint64_t addr);
+
+/* Heap sort of entries by (start, table, idx), in place, no allocation. */
+void symindex_sort(struct symidx_entry *e, size_t n);
+
+#define BIT_SET(b, i)  ((b)[(i) >> 3] |= (uint8_t)(1u << ((i) & 7)))
+#define BIT_TEST(b, i) (((b)[(i) >> 3] >> ((i) & 7)) & 1u)
+
+#endif

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/* shim.h - the process state shared by the wrappers (the shim directory only). */
+#ifndef SYMLAZY_SHIM_H
+#define SYMLAZY_SHIM_H
+
+#include <libelf.h>
+#include <gelf.h>
+#include <stdint.h>
+#include "elfops.h"
+
+#define SYMLAZY_EXPORT __attribute__((visibility("default")))
+
+/* Real libelf entry points not in struct elf_ops. */
+struct shim_real {
+	GElf_Sym *(*gelf_getsymshndx)(Elf_Data *, Elf_Data *, int, GElf_Sym *, Elf32_Word *);
+};
+
+extern struct elf_ops real_ops;
+extern struct shim_real real_x;
+
+/* shim_ready - resolve real libelf once (pthread_once) and finish lazy setup.
+ * Returns 1 if the real functions are usable. Never fails the caller. */
+int shim_ready(void);
+int shim_active(void);   /* ready and not inert */
+
+/* Hooks called by the wrappers (state.c). */
+Elf_Cmd shim_begin_cmd(int fd, Elf_Cmd cmd, Elf *ref, int *upgraded);
+void shim_track_elf(Elf *elf, int fd, int mmapped);
+void shim_forget_elf(Elf *elf);
+void shim_track_data(Elf_Scn *scn, Elf_Data *data);
+void shim_filter_sym(Elf_Data *data, int ndx, GElf_Sym *dst, Elf32_Word *xshndx, uintptr_t site);
+
+#endif
