@@ -132,6 +132,16 @@ int symindex_layout(const struct elf_ops *ops, Elf *elf, struct symidx_layout *l
 
 		if (!ops->gelf_getshdr(scn, &sh))
 			continue;
+		{
+			size_t ndx = ops->elf_ndxscn(scn);
+
+			if (ndx < SYMIDX_MAX_SECS) {
+				lay->sec_addr[ndx] = sh.sh_addr;
+				lay->sec_off[ndx] = sh.sh_offset;
+				if (ndx + 1 > lay->nsecs)
+					lay->nsecs = (unsigned)ndx + 1;
+			}
+		}
 		name = ops->elf_strptr(elf, shstrndx, sh.sh_name);
 		if ((sec_name_is(name, ".plt") || sec_name_is(name, ".plt.sec") ||
 		     sec_name_is(name, ".plt.got") || sec_name_is(name, ".iplt")) && lay->nplt < 4) {
@@ -191,8 +201,12 @@ static int classify(const GElf_Sym *s, const struct secinfo *secs, size_t shnum,
 			return 1;
 		}
 	}
-	if (sec->nobits)
-		return -1;          /* perf would use the runtime section header */
+	if (sec->nobits) {      /* perf uses the runtime section header */
+		if (s->st_shndx >= lay->nsecs)
+			return -1;
+		*start = s->st_value - (lay->sec_addr[s->st_shndx] - lay->sec_off[s->st_shndx]);
+		return 1;
+	}
 	*start = s->st_value - (sec->addr - sec->offset);
 	return 1;
 }

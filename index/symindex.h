@@ -26,6 +26,7 @@
 #include "elfops.h"
 
 #define SYMIDX_MAX_LOADS 16
+#define SYMIDX_MAX_SECS 128
 #define SYMIDX_NONE 0xffffffffu
 
 struct symidx_load {            /* one runtime PT_LOAD */
@@ -37,6 +38,11 @@ struct symidx_layout {          /* facts about the runtime ELF of the DSO */
 	unsigned nloads;
 	uint64_t plt_lo[4], plt_hi[4]; /* file-offset ranges of .plt, .plt.sec, .plt.got, .iplt */
 	unsigned nplt;
+	/* runtime section headers by index: perf adjusts a symbol outside every
+	 * PT_LOAD by sh_addr - sh_offset of the runtime section when the symbol
+	 * file's section is SHT_NOBITS (separate debug files) */
+	uint64_t sec_addr[SYMIDX_MAX_SECS], sec_off[SYMIDX_MAX_SECS];
+	unsigned nsecs;
 };
 
 struct symidx_entry {           /* one candidate symbol */
