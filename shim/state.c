@@ -114,6 +114,21 @@ static const char *env_get(const char *name)
 	return getenv(name);
 }
 
+/* Is this process perf? (readlink only: no file is opened) */
+static int exe_is_perf(void)
+{
+	char exe[PATH_MAX];
+	const char *base;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		return 0;
+	exe[n] = '\0';
+	base = strrchr(exe, '/');
+	base = base ? base + 1 : exe;
+	return !strncmp(base, "perf", 4);
+}
+
 /* Constructor: read the environment, go inert for setuid/AT_SECURE, drop
  * ourselves from LD_PRELOAD so workloads launched by the tool never load us.
  * Opens no files, calls no libelf. */
@@ -125,6 +140,11 @@ __attribute__((constructor)) static void symlazy_init(void)
 	if (getauxval(AT_SECURE) || cfg.disabled)
 		return;
 	inert = 0;
+	/* Only perf drops us: what it launches (the `perf record --` workload,
+	 * objdump, addr2line) must run as without the shim. Launchers in front
+	 * of perf (env, time, sudo, sh) keep LD_PRELOAD so perf still gets it. */
+	if (!exe_is_perf())
+		return;
 	lp = getenv("LD_PRELOAD");
 	if (lp && !cfg.inherit && strstr(lp, "libsymlazy")) {
 		char *copy = strdup(lp), *tok, *save = NULL, *out;
@@ -372,9 +392,6 @@ static void report_stats(void);
 
 static void setup(void)
 {
-	char exe[PATH_MAX];
-	ssize_t n;
-
 	ok_real = real_resolve();
 	if (!ok_real) {
 		warnx_line("symlazy: cannot find the real libelf functions; symlazy is inactive");
@@ -387,15 +404,7 @@ static void setup(void)
 		warnx_line("%s", cfg.error);
 	budget_init(&budget, cfg.max_bytes);
 	totals.budget_bytes = cfg.max_bytes;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		const char *base;
-
-		exe[n] = '\0';
-		base = strrchr(exe, '/');
-		base = base ? base + 1 : exe;
-		is_perf = !strncmp(base, "perf", 4);
-	}
+	is_perf = exe_is_perf();
 	dl_iterate_phdr(phdr_cb, NULL);
 	setup_lazy();
 	if (cfg.stats != STATS_OFF)
