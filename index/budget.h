@@ -26,7 +26,7 @@ struct budget {
  * overhead + namelen + 1. See BUDGET_SYMBOL_OVERHEAD in budget.c for how the
  * overhead was measured. */
 uint64_t budget_symbol_cost(uint64_t namelen);
-#define BUDGET_SYMBOL_OVERHEAD 72u
+#define BUDGET_SYMBOL_OVERHEAD 64u
 
 void budget_init(struct budget *b, uint64_t cap);
 
