@@ -90,6 +90,7 @@ static int n_exe_text;
 static struct pd_result addrs;       /* lazy address sets */
 static int lazy_on;
 static int cache_dirfd = -1;
+static char start_mntns[64];         /* mount namespace at start-up */
 
 static void warnx_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void warnx_line(const char *fmt, ...)
@@ -140,6 +141,13 @@ __attribute__((constructor)) static void symlazy_init(void)
 	if (getauxval(AT_SECURE) || cfg.disabled)
 		return;
 	inert = 0;
+	{
+		/* perf enters a container's mount namespace around symbol loads;
+		 * the cache dir must be the one of the namespace we started in. */
+		ssize_t n = readlink("/proc/self/ns/mnt", start_mntns, sizeof(start_mntns) - 1);
+
+		start_mntns[n > 0 ? n : 0] = '\0';
+	}
 	/* Only perf drops us: what it launches (the `perf record --` workload,
 	 * objdump, addr2line) must run as without the shim. Launchers in front
 	 * of perf (env, time, sudo, sh) keep LD_PRELOAD so perf still gets it. */
@@ -302,6 +310,17 @@ static void open_cache_dir(void)
 
 	if (!cfg.cache_dir[0])
 		return;
+	{
+		char now[64];
+		ssize_t n = readlink("/proc/self/ns/mnt", now, sizeof(now) - 1);
+
+		now[n > 0 ? n : 0] = '\0';
+		if (strcmp(now, start_mntns)) {
+			if (cfg.verbose)
+				warnx_line("symlazy: started in another mount namespace; keeping the index in memory");
+			return;
+		}
+	}
 	snprintf(parent, sizeof(parent), "%s", cfg.cache_dir);
 	slash = strrchr(parent, '/');
 	if (slash && slash != parent) {
