@@ -1,0 +1,1090 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_perfdata.c - perfdata_read() on synthetic perf.data files built byte
+ * by byte (layouts: perf.data-file-format.txt, uapi perf_event.h).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <zstd.h>
+#include <linux/perf_event.h>
+
+#include "perfdata.h"
+
+/* ---------------------------------------------------------- byte buffer */
+
+struct buf {
+	unsigned char *p;
+	size_t len, cap;
+};
+
+static void put(struct buf *b, const void *d, size_t n)
+{
+	if (b->len + n > b->cap) {
+		b->cap = (b->len + n) * 2 + 64;
+		b->p = realloc(b->p, b->cap);
+		assert_non_null(b->p);
+	}
+	if (d)
+		memcpy(b->p + b->len, d, n);
+	else
+		memset(b->p + b->len, 0, n);
+	b->len += n;
+}
+static void put64(struct buf *b, uint64_t v) { put(b, &v, 8); }
+static void put32(struct buf *b, uint32_t v) { put(b, &v, 4); }
+static void put16(struct buf *b, uint16_t v) { put(b, &v, 2); }
+static void put8(struct buf *b, uint8_t v) { put(b, &v, 1); }
+static void pad8(struct buf *b) { while (b->len % 8) put8(b, 0); }
+static void set16(struct buf *b, size_t at, uint16_t v) { memcpy(b->p + at, &v, 2); }
+/* perf_event_header.size of the record starting at @at */
+static void set_size(struct buf *b, size_t at, uint16_t v) { set16(b, at + 6, v); }
+
+/* perf_event_header; returns the record start for fixing up the size */
+static size_t rec_begin(struct buf *b, uint32_t type, uint16_t misc)
+{
+	size_t at = b->len;
+
+	put32(b, type);
+	put16(b, misc);
+	put16(b, 0);
+	return at;
+}
+static void rec_end(struct buf *b, size_t at)
+{
+	pad8(b);
+	set_size(b, at, (uint16_t)(b->len - at));
+}
+
+#define MISC_USER PERF_RECORD_MISC_USER
+#define MISC_KERNEL PERF_RECORD_MISC_KERNEL
+
+static void rec_mmap2(struct buf *b, uint16_t misc, uint32_t pid, uint64_t addr, uint64_t len,
+		      uint64_t pgoff, uint32_t prot, const char *fname,
+		      const unsigned char *bid, unsigned bidsz)
+{
+	size_t at = rec_begin(b, PERF_RECORD_MMAP2, misc | (bid ? PERF_RECORD_MISC_MMAP_BUILD_ID : 0));
+
+	put32(b, pid);
+	put32(b, pid);
+	put64(b, addr);
+	put64(b, len);
+	put64(b, pgoff);
+	if (bid) {
+		unsigned char u[24] = { (unsigned char)bidsz };
+
+		memcpy(u + 4, bid, bidsz);
+		put(b, u, 24);
+	} else {
+		put(b, NULL, 24);	/* maj, min, ino, ino_generation */
+	}
+	put32(b, prot);
+	put32(b, MAP_PRIVATE);
+	put(b, fname, strlen(fname) + 1);
+	rec_end(b, at);
+}
+
+static void rec_mmap(struct buf *b, uint16_t misc, uint32_t pid, uint64_t addr, uint64_t len,
+		     uint64_t pgoff, const char *fname)
+{
+	size_t at = rec_begin(b, PERF_RECORD_MMAP, misc);
+
+	put32(b, pid);
+	put32(b, pid);
+	put64(b, addr);
+	put64(b, len);
+	put64(b, pgoff);
+	put(b, fname, strlen(fname) + 1);
+	rec_end(b, at);
+}
+
+static void rec_fork(struct buf *b, uint32_t pid, uint32_t ppid)
+{
+	size_t at = rec_begin(b, PERF_RECORD_FORK, 0);
+
+	put32(b, pid);
+	put32(b, ppid);
+	put32(b, pid);
+	put32(b, ppid);
+	put64(b, 0);
+	rec_end(b, at);
+}
+
+static void rec_comm(struct buf *b, uint32_t pid, const char *comm)
+{
+	size_t at = rec_begin(b, PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC);
+
+	put32(b, pid);
+	put32(b, pid);
+	put(b, comm, strlen(comm) + 1);
+	rec_end(b, at);
+}
+
+/* SAMPLE whose body is @n u64 words (TID word = pid | tid << 32) */
+static void rec_sample(struct buf *b, uint16_t misc, const uint64_t *w, size_t n)
+{
+	size_t at = rec_begin(b, PERF_RECORD_SAMPLE, misc);
+
+	put(b, w, n * 8);
+	rec_end(b, at);
+}
+#define SAMPLE(b, misc, ...) do { \
+	const uint64_t w_[] = { __VA_ARGS__ }; \
+	rec_sample(b, misc, w_, sizeof(w_) / 8); \
+} while (0)
+#define TIDW(pid) ((uint64_t)(uint32_t)(pid) | (uint64_t)(uint32_t)(pid) << 32)
+
+/* ------------------------------------------------------ perf.data file */
+
+struct attr_spec {
+	uint64_t sample_type, read_format, branch_sample_type, regs_user;
+	uint32_t stack_user;
+	uint64_t ids[4];
+	size_t nr_ids;
+};
+
+struct bid_entry {
+	uint16_t misc;
+	const char *path;
+	unsigned char id[20];
+	unsigned size;
+};
+
+struct pdfile {
+	struct attr_spec attrs[4];
+	size_t nr_attrs;
+	struct buf data;
+	struct bid_entry bids[4];
+	size_t nr_bids;
+	uint64_t data_size_delta;	/* added to data.size in the header */
+	size_t truncate_to;		/* 0 = keep whole file */
+	uint64_t magic, hdr_size;	/* 0 = defaults */
+	char path[64];
+};
+
+#define ATTR_SIZE 128	/* PERF_ATTR_SIZE_VER7 */
+#define PD_MAGIC 0x32454c4946524550ULL
+
+/* Write the file: header | ids | attrs | data | feature table | features. */
+static const char *pdfile_write(struct pdfile *f)
+{
+	struct buf o = { 0 }, feat = { 0 };
+	uint64_t ids_off[4], attrs_off, data_off, tab_off;
+	size_t i, j;
+	int fd;
+
+	put(&o, NULL, 104);
+	for (i = 0; i < f->nr_attrs; i++) {
+		ids_off[i] = o.len;
+		for (j = 0; j < f->attrs[i].nr_ids; j++)
+			put64(&o, f->attrs[i].ids[j]);
+	}
+	attrs_off = o.len;
+	for (i = 0; i < f->nr_attrs; i++) {
+		const struct attr_spec *a = &f->attrs[i];
+		size_t at = o.len;
+
+		put(&o, NULL, ATTR_SIZE);
+		memcpy(o.p + at + 4, &(uint32_t){ ATTR_SIZE }, 4);		/* size */
+		memcpy(o.p + at + 24, &a->sample_type, 8);
+		memcpy(o.p + at + 32, &a->read_format, 8);
+		memcpy(o.p + at + 40, &(uint64_t){ 1ull << 18 | 1ull << 23 }, 8); /* sample_id_all, mmap2 */
+		memcpy(o.p + at + 72, &a->branch_sample_type, 8);
+		memcpy(o.p + at + 80, &a->regs_user, 8);
+		memcpy(o.p + at + 88, &a->stack_user, 4);
+		put64(&o, ids_off[i]);
+		put64(&o, a->nr_ids * 8);
+	}
+	data_off = o.len;
+	put(&o, f->data.p, f->data.len);
+	tab_off = o.len;
+	if (f->nr_bids) {
+		/* feature bits 2 (BUILD_ID) and 3 (HOSTNAME, empty) */
+		put(&o, NULL, 32);
+		for (i = 0; i < f->nr_bids; i++) {
+			const struct bid_entry *e = &f->bids[i];
+			size_t at = rec_begin(&feat, 0, e->misc);
+			unsigned char id[24] = { 0 };
+
+			memcpy(id, e->id, 20);
+			id[20] = (unsigned char)e->size;
+			put32(&feat, (uint32_t)-1);
+			put(&feat, id, 24);
+			put(&feat, e->path, strlen(e->path) + 1);
+			rec_end(&feat, at);
+		}
+		memcpy(o.p + tab_off, &(uint64_t){ tab_off + 32 }, 8);
+		memcpy(o.p + tab_off + 8, &(uint64_t){ feat.len }, 8);
+		memcpy(o.p + tab_off + 16, &(uint64_t){ tab_off + 32 + feat.len }, 8);
+		put(&o, feat.p, feat.len);
+	}
+	/* perf_file_header */
+	memcpy(o.p, &(uint64_t){ f->magic ? f->magic : PD_MAGIC }, 8);
+	memcpy(o.p + 8, &(uint64_t){ f->hdr_size ? f->hdr_size : 104 }, 8);
+	memcpy(o.p + 16, &(uint64_t){ ATTR_SIZE + 16 }, 8);
+	memcpy(o.p + 24, &attrs_off, 8);
+	memcpy(o.p + 32, &(uint64_t){ f->nr_attrs * (ATTR_SIZE + 16) }, 8);
+	memcpy(o.p + 40, &data_off, 8);
+	memcpy(o.p + 48, &(uint64_t){ f->data.len + f->data_size_delta }, 8);
+	if (f->nr_bids)
+		o.p[72] = 1u << 2 | 1u << 3;
+
+	strcpy(f->path, "/tmp/test_perfdata.XXXXXX");
+	fd = mkstemp(f->path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, o.p, f->truncate_to ? f->truncate_to : o.len),
+			 (ssize_t)(f->truncate_to ? f->truncate_to : o.len));
+	close(fd);
+	free(o.p);
+	free(feat.p);
+	free(f->data.p);
+	f->data.p = NULL;
+	return f->path;
+}
+
+static int read_file(struct pdfile *f, const struct elf_ops *ops, struct pd_result *r,
+		     char *err, size_t errsz)
+{
+	int rc = perfdata_read(pdfile_write(f), ops, r, err, errsz);
+
+	unlink(f->path);
+	return rc;
+}
+
+static const struct pd_dso *dso_by_path(const struct pd_result *r, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_dsos; i++)
+		if (!strcmp(r->dsos[i].path, path))
+			return &r->dsos[i];
+	return NULL;
+}
+
+static void assert_addrs(const struct pd_dso *d, const uint64_t *want, size_t n)
+{
+	size_t i;
+
+	assert_non_null(d);
+	if (d->nr_addrs != n) {
+		for (i = 0; i < d->nr_addrs; i++)
+			print_message("  got %#" PRIx64 "\n", d->addrs[i]);
+	}
+	assert_int_equal(d->nr_addrs, n);
+	for (i = 0; i < n; i++)
+		assert_int_equal(d->addrs[i], want[i]);
+}
+#define ASSERT_ADDRS(d, ...) do { \
+	const uint64_t a_[] = { __VA_ARGS__ }; \
+	assert_addrs(d, a_, sizeof(a_) / 8); \
+} while (0)
+
+/* PIE-like text mapping: file offset 0x1000 mapped at BASE + 0x1000 */
+#define BASE   0x555555554000ull
+#define TSTART (BASE + 0x1000)
+#define TLEN   0x3000ull
+#define TPGOFF 0x1000ull
+#define EXE    "/usr/bin/fake-exe"
+#define LIB    "/usr/lib/libfake.so"
+#define LSTART 0x7f0000001000ull
+#define RX     (PROT_READ | PROT_EXEC)
+
+#define ST_BASIC (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD)
+
+static void one_attr(struct pdfile *f, uint64_t sample_type)
+{
+	f->nr_attrs = 1;
+	f->attrs[0].sample_type = sample_type;
+}
+
+/* ---------------------------------------------------------------- tests */
+
+static void test_mmap2_sample_pie(void **state)
+{
+	struct pdfile f = { 0 };
+	struct pd_result r;
+	char err[256];
+
+	one_attr(&f, ST_BASIC);
+	rec_comm(&f.data, 100, "fake");
+	rec_mmap2(&f.data, MISC_USER, 100, TSTART, TLEN, TPGOFF, RX, EXE, NULL, 0);
+	/* data mapping of the same file: never an exec map */
+	rec_mmap2(&f.data, MISC_USER | PERF_RECORD_MISC_MMAP_DATA, 100, BASE + 0x10000, 0x1000,
+		  0x5000, PROT_READ | PROT_WRITE, EXE, NULL, 0);
+	SAMPLE(&f.data, MISC_USER, TSTART + 0x234, TIDW(100), 1, 1);	/* -> 0x1234 */
+	SAMPLE(&f.data, MISC_USER, TSTART, TIDW(100), 2, 1);		/* -> 0x1000 */
+	SAMPLE(&f.data, MISC_USER, TSTART + TLEN - 1, TIDW(100), 3, 1);	/* -> 0x3fff */
+	SAMPLE(&f.data, MISC_USER, TSTART + TLEN, TIDW(100), 4, 1);	/* outside */
+	SAMPLE(&f.data, MISC_USER, BASE + 0x10010, TIDW(100), 5, 1);	/* data map */
+	SAMPLE(&f.data, MISC_KERNEL, TSTART + 0x500, TIDW(100), 6, 1);	/* kernel cpumode */
+	SAMPLE(&f.data, MISC_USER, TSTART + 0x234, TIDW(100), 7, 1);	/* duplicate */
+	SAMPLE(&f.data, MISC_USER, TSTART + 0x100, TIDW(555), 8, 1);	/* other pid, no maps */
+	assert_int_equal(read_file(&f, NULL, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.nr_samples, 8);
+	assert_int_equal(r.nr_records, 11);
+	assert_int_equal(r.flags, 0);
+	assert_int_equal(r.nr_dsos, 1);
+	assert_int_equal(r.dsos[0].build_id_size, 0);
+	ASSERT_ADDRS(dso_by_path(&r, EXE), 0x1000, 0x1234, 0x3fff);
+	perfdata_free(&r);
+}
+
+static void test_mmap_v1_and_filters(void **state)
+{
+	struct pdfile f = { 0 };
+	struct pd_result r;
+	char err[256];
+
+	one_attr(&f, ST_BASIC);
+	/* old MMAP record, pgoff 0 */
+	rec_mmap(&f.data, MISC_USER, 100, 0x400000, 0x2000, 0, "/usr/bin/old");
+	rec_mmap(&f.data, MISC_USER | PERF_RECORD_MISC_MMAP_DATA, 100, 0x600000, 0x1000, 0,
+		 "/usr/bin/old-data");
+	rec_mmap(&f.data, MISC_KERNEL, -1, 0x600000, 0x1000, 0, "/lib/modules/x.ko");
+	/* skipped names, all covering 0x7f00000xx000 */
+	rec_mmap2(&f.data, MISC_USER, 100, 0x7f0000010000, 0x1000, 0, RX, "[vdso]", NULL, 0);
+	rec_mmap2(&f.data, MISC_USER, 100, 0x7f0000020000, 0x1000, 0, RX, "//anon", NULL, 0);
+	rec_mmap2(&f.data, MISC_USER, 100, 0x7f0000030000, 0x1000, 0, RX, "/memfd:jit (deleted)", NULL, 0);
+	rec_mmap2(&f.data, MISC_USER, 100, 0x7f0000040000, 0x1000, 0, RX, "/tmp/perf-100.map", NULL, 0);
+	rec_mmap2(&f.data, MISC_USER, 100, 0x7f0000050000, 0x1000, 0, RX, "/usr/lib/gone.so (deleted)", NULL, 0);
+	SAMPLE(&f.data, MISC_USER, 0x400123, TIDW(100), 1, 1);
+	SAMPLE(&f.data, MISC_USER, 0x600010, TIDW(100), 1, 1);
+	SAMPLE(&f.data, MISC_USER, 0x7f0000010010, TIDW(100), 1, 1);
+	SAMPLE(&f.data, MISC_USER, 0x7f0000020010, TIDW(100), 1, 1);
+	SAMPLE(&f.data, MISC_USER, 0x7f0000030010, TIDW(100), 1, 1);
+	SAMPLE(&f.data, MISC_USER, 0x7f0000040010, TIDW(100), 1, 1);
+	SAMPLE(&f.data, MISC_USER, 0x7f0000050010, TIDW(100), 1, 1);
+	assert_int_equal(read_file(&f, NULL, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.nr_dsos, 1);
+	ASSERT_ADDRS(dso_by_path(&r, "/usr/bin/old"), 0x123);
+	perfdata_free(&r);
+}
+
+static void test_callchain_markers(void **state)
+{
+	struct pdfile f = { 0 };
+	struct pd_result r;
+	char err[256];
+	const uint64_t K = (uint64_t)PERF_CONTEXT_KERNEL, U = (uint64_t)PERF_CONTEXT_USER;
+	const uint64_t GU = (uint64_t)PERF_CONTEXT_GUEST_USER;
+
+	one_attr(&f, ST_BASIC | PERF_SAMPLE_CALLCHAIN);
+	rec_mmap2(&f.data, MISC_USER, 100, TSTART, TLEN, TPGOFF, RX, EXE, NULL, 0);
+	rec_mmap2(&f.data, MISC_USER, 100, LSTART, 0x1000, 0x2000, RX, LIB, NULL, 0);
+	/* kernel sample: [KERNEL, k, k(in user range), USER, u, u, u, 0] */
+	SAMPLE(&f.data, MISC_KERNEL, 0xffffffff81000000ull, TIDW(100), 1, 1,
+	       8, K, 0xffffffff81000000ull, TSTART + 0x900, U,
+	       TSTART + 0x10, TSTART + 0x20, LSTART + 0x30, 0);
+	/* user sample, chain [USER, ip, ret], then a guest-user part */
+	SAMPLE(&f.data, MISC_USER, TSTART + 0x40, TIDW(100), 2, 1,
+	       5, U, TSTART + 0x40, TSTART + 0x50, GU, TSTART + 0x60);
+	/* entries before any marker count as user (perf starts in USER) */
+	SAMPLE(&f.data, MISC_USER, TSTART + 0x70, TIDW(100), 3, 1,
+	       2, TSTART + 0x70, LSTART + 0x80);
+	assert_int_equal(read_file(&f, NULL, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.nr_dsos, 2);
+	ASSERT_ADDRS(dso_by_path(&r, EXE), 0x1010, 0x1020, 0x1040, 0x1050, 0x1070);
+	ASSERT_ADDRS(dso_by_path(&r, LIB), 0x2030, 0x2080);
+	perfdata_free(&r);
+}
+
+static void test_fork_inheritance(void **state)
+{
+	struct pdfile f = { 0 };
+	struct pd_result r;
+	char err[256];
+
+	one_attr(&f, ST_BASIC);
+	rec_mmap2(&f.data, MISC_USER, 100, TSTART, TLEN, TPGOFF, RX, EXE, NULL, 0);
+	/* child sample before its FORK record: order must not matter */
+	SAMPLE(&f.data, MISC_USER, TSTART + 0x11, TIDW(200), 1, 1);
+	rec_fork(&f.data, 200, 100);		/* process fork */
+	rec_fork(&f.data, 300, 200);		/* grandchild */
+	rec_fork(&f.data, 200, 200);		/* thread of 200: no edge */
+	rec_mmap2(&f.data, MISC_USER, 300, LSTART, 0x1000, 0, RX, LIB, NULL, 0);
+	SAMPLE(&f.data, MISC_USER, TSTART + 0x33, TIDW(300), 2, 1);	/* via 200 -> 100 */
+	SAMPLE(&f.data, MISC_USER, LSTART + 0x44, TIDW(300), 3, 1);	/* own map */
+	SAMPLE(&f.data, MISC_USER, LSTART + 0x55, TIDW(200), 4, 1);	/* child's map: not ours */
+	SAMPLE(&f.data, MISC_USER, TSTART + 0x66, TIDW(400), 5, 1);	/* unrelated pid */
+	/* a fork cycle from pid reuse must not loop */
+	rec_fork(&f.data, 100, 300);
+	assert_int_equal(read_file(&f, NULL, &r, err, sizeof(err)), 0);
+	ASSERT_ADDRS(dso_by_path(&r, EXE), 0x1011, 0x1033);
+	/* 0x55 is in pid 300's map only; the cycle 100 -> 300 makes 300 an
+	 * "ancestor" of 200, so it is included too (superset rule) */
+	ASSERT_ADDRS(dso_by_path(&r, LIB), 0x44, 0x55);
+	perfdata_free(&r);
+}
+
+static void test_fork_no_cycle(void **state)
+{
+	struct pdfile f = { 0 };
+	struct pd_result r;
+	char err[256];
+
+	one_attr(&f, ST_BASIC);
+	rec_fork(&f.data, 200, 100);
+	rec_mmap2(&f.data, MISC_USER, 200, LSTART, 0x1000, 0, RX, LIB, NULL, 0);
+	SAMPLE(&f.data, MISC_USER, LSTART + 0x55, TIDW(100), 1, 1);	/* parent: child's map n/a */
+	SAMPLE(&f.data, MISC_USER, LSTART + 0x66, TIDW(200), 1, 1);
+	assert_int_equal(read_file(&f, NULL, &r, err, sizeof(err)), 0);
+	ASSERT_ADDRS(dso_by_path(&r, LIB), 0x66);
+	perfdata_free(&r);
+}
+
+/* Two attrs with different layouts, told apart by IDENTIFIER. */
+static void test_two_attrs_identifier(void **state)
+{
+	struct pdfile f = { 0 };
+	struct pd_result r;
+	char err[256];
+
+	f.nr_attrs = 2;
+	f.attrs[0].sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+	f.attrs[0].ids[0] = 11;
+	f.attrs[0].ids[1] = 12;
+	f.attrs[0].nr_ids = 2;
+	f.attrs[1].sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				 PERF_SAMPLE_ADDR | PERF_SAMPLE_CALLCHAIN;
+	f.attrs[1].ids[0] = 21;
+	f.attrs[1].nr_ids = 1;
+	rec_mmap2(&f.data, MISC_USER, 100, TSTART, TLEN, TPGOFF, RX, EXE, NULL, 0);
+	SAMPLE(&f.data, MISC_USER, 11, TSTART + 0x1, TIDW(100));
+	SAMPLE(&f.data, MISC_USER, 21, TSTART + 0x2, TIDW(100), TSTART + 0x3,
+	       2, (uint64_t)PERF_CONTEXT_USER, TSTART + 0x4);
+	SAMPLE(&f.data, MISC_USER, 12, TSTART + 0x5, TIDW(100));
+	/* unknown id: dropped like perf does */
+	SAMPLE(&f.data, MISC_USER, 99, TSTART + 0x6, TIDW(100));
+	assert_int_equal(read_file(&f, NULL, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.nr_samples, 4);
+	assert_int_equal(r.nr_skipped_samples, 1);
+	ASSERT_ADDRS(dso_by_path(&r, EXE), 0x1001, 0x1002, 0x1003, 0x1004, 0x1005);
+	perfdata_free(&r);
+}
+
+/* Two attrs, ID (not IDENTIFIER) at position 3 (after IP, TID, TIME). */
+static void test_two_attrs_id_pos(void **state)
+{
+	struct pdfile f = { 0 };
+	struct pd_result r;
+	char err[256];
+
+	f.nr_attrs = 2;
+	f.attrs[0].sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID;
+	f.attrs[0].ids[0] = 7;
+	f.attrs[0].nr_ids = 1;
+	f.attrs[1].sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
+				 PERF_SAMPLE_PERIOD | PERF_SAMPLE_BRANCH_STACK;
+	f.attrs[1].branch_sample_type = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_HW_INDEX;
+	f.attrs[1].ids[0] = 8;
+	f.attrs[1].nr_ids = 1;
+	rec_mmap2(&f.data, MISC_USER, 100, TSTART, TLEN, TPGOFF, RX, EXE, NULL, 0);
+	SAMPLE(&f.data, MISC_USER, TSTART + 0x10, TIDW(100), 1, 7);
+	/* branch stack: nr 2, hw_idx, {from, to, flags} x 2 */
+	SAMPLE(&f.data, MISC_USER, TSTART + 0x20, TIDW(100), 2, 8, 1000,
+	       2, 0, TSTART + 0x30, TSTART + 0x40, 0, TSTART + 0x50, 0xffffffff81000000ull, 0);
+	assert_int_equal(read_file(&f, NULL, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.flags, 0);
+	ASSERT_ADDRS(dso_by_path(&r, EXE), 0x1010, 0x1020, 0x1030, 0x1040, 0x1050);
+	perfdata_free(&r);
+}
+
+static void test_read_raw_layout(void **state)
+{
+	struct pdfile f = { 0 };
+	struct pd_result r;
+	char err[256];
+
+	one_attr(&f, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CPU | PERF_SAMPLE_READ |
+		 PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK);
+	f.attrs[0].read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED;
+	rec_mmap2(&f.data, MISC_USER, 100, TSTART, TLEN, TPGOFF, RX, EXE, NULL, 0);
+	{
+		size_t at = rec_begin(&f.data, PERF_RECORD_SAMPLE, MISC_USER);
+
+		put64(&f.data, TSTART + 0x1);	/* ip */
+		put64(&f.data, TIDW(100));
+		put64(&f.data, 0);		/* cpu */
+		put64(&f.data, 2);		/* read: nr */
+		put64(&f.data, 5);		/* time_enabled */
+		put64(&f.data, 1); put64(&f.data, 70);	/* value, id */
+		put64(&f.data, 2); put64(&f.data, 71);
+		put64(&f.data, 2);		/* callchain */
+		put64(&f.data, (uint64_t)PERF_CONTEXT_USER);
+		put64(&f.data, TSTART + 0x2);
+		put32(&f.data, 12);		/* raw: size 12 -> 16 bytes with the u32 */
+		put(&f.data, "abcdefghijkl", 12);
+		put64(&f.data, 1);		/* branch stack, no hw_idx */
+		put64(&f.data, TSTART + 0x3);
+		put64(&f.data, TSTART + 0x4);
+		put64(&f.data, 0);
+		rec_end(&f.data, at);
+	}
+	assert_int_equal(read_file(&f, NULL, &r, err, sizeof(err)), 0);
+	ASSERT_ADDRS(dso_by_path(&r, EXE), 0x1001, 0x1002, 0x1003, 0x1004);
+	perfdata_free(&r);
+}
+
+static void test_header_build_id(void **state)
+{
+	struct pdfile f = { 0 };
+	struct pd_result r, back;
+	char err[256], tmpl[] = "/tmp/test_perfdata_addrs.XXXXXX";
+	static const unsigned char id_exe[20] = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6,
+						  7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+	static const unsigned char id_lib[20] = { 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff, 0x11, 0x22 };
+	const struct pd_dso *d;
+	int fd;
+
+	one_attr(&f, ST_BASIC);
+	f.nr_bids = 3;
+	f.bids[0] = (struct bid_entry){ PERF_RECORD_MISC_KERNEL, EXE, { 0x99 }, 20 };	/* kernel: ignored */
+	f.bids[1] = (struct bid_entry){ MISC_USER | (1u << 15), EXE, { 0 }, 20 };
+	memcpy(f.bids[1].id, id_exe, 20);
+	/* 8-byte build-id, size given by misc bit 15 */
+	f.bids[2] = (struct bid_entry){ MISC_USER | (1u << 15), LIB, { 0 }, 8 };
+	memcpy(f.bids[2].id, id_lib, 8);
+	rec_mmap2(&f.data, MISC_USER, 100, TSTART, TLEN, TPGOFF, RX, EXE, NULL, 0);
+	rec_mmap2(&f.data, MISC_USER, 100, LSTART, 0x1000, 0x3000, RX, LIB, NULL, 0);
+	rec_mmap2(&f.data, MISC_USER, 100, 0x7f0000100000, 0x1000, 0, RX, "/usr/lib/nobid.so", NULL, 0);
+	SAMPLE(&f.data, MISC_USER, TSTART + 0x99, TIDW(100), 1, 1);
+	SAMPLE(&f.data, MISC_USER, LSTART + 0x8, TIDW(100), 1, 1);
+	SAMPLE(&f.data, MISC_USER, 0x7f0000100010, TIDW(100), 1, 1);
+	assert_int_equal(read_file(&f, NULL, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.nr_dsos, 3);
+	d = perfdata_find_build_id(&r, id_exe, 20);
+	assert_non_null(d);
+	assert_string_equal(d->path, EXE);
+	ASSERT_ADDRS(d, 0x1099);
+	d = perfdata_find_build_id(&r, id_lib, 8);
+	assert_non_null(d);
+	assert_string_equal(d->path, LIB);
+	ASSERT_ADDRS(d, 0x3008);
+	assert_null(perfdata_find_build_id(&r, id_lib, 20));
+	assert_int_equal(dso_by_path(&r, "/usr/lib/nobid.so")->build_id_size, 0);
+
+	/* SYMLAZY_ADDRS round trip: only DSOs with build-ids are written */
+	fd = mkstemp(tmpl);
+	assert_true(fd >= 0);
+	assert_int_equal(perfdata_write_addrs(&r, fd), 0);
+	close(fd);
+	assert_int_equal(addrs_read(tmpl, &back, err, sizeof(err)), 0);
+	unlink(tmpl);
+	assert_int_equal(back.nr_dsos, 2);
+	ASSERT_ADDRS(perfdata_find_build_id(&back, id_exe, 20), 0x1099);
+	ASSERT_ADDRS(perfdata_find_build_id(&back, id_lib, 8), 0x3008);
+	assert_null(perfdata_find_build_id(&back, id_exe, 20)->path);
+	perfdata_free(&back);
+	perfdata_free(&r);
+}
+
+static void test_mmap2_embedded_build_id(void **state)
+{
+	struct pdfile f = { 0 };
+	struct pd_result r;
+	char err[256];
+	static const unsigned char id1[20] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+	static const unsigned char id2[20] = { 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2 };
+
+	one_attr(&f, ST_BASIC);
+	/* same path, two builds (file replaced between runs) */
+	rec_mmap2(&f.data, MISC_USER, 100, TSTART, TLEN, TPGOFF, RX, EXE, id1, 20);
+	rec_mmap2(&f.data, MISC_USER, 200, TSTART, TLEN, 0, RX, EXE, id2, 20);
+	/* another path, same build-id as id1: merged */
+	rec_mmap2(&f.data, MISC_USER, 300, LSTART, 0x1000, 0, RX, "/usr/bin/fake-exe-link", id1, 20);
+	SAMPLE(&f.data, MISC_USER, TSTART + 0x5, TIDW(100), 1, 1);
+	SAMPLE(&f.data, MISC_USER, TSTART + 0x6, TIDW(200), 1, 1);
+	SAMPLE(&f.data, MISC_USER, LSTART + 0x7, TIDW(300), 1, 1);
+	assert_int_equal(read_file(&f, NULL, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.nr_dsos, 2);
+	ASSERT_ADDRS(perfdata_find_build_id(&r, id1, 20), 0x7, 0x1005);
+	ASSERT_ADDRS(perfdata_find_build_id(&r, id2, 20), 0x6);
+	perfdata_free(&r);
+}
+
+static void test_elf_build_id_fallback(void **state)
+{
+	struct pdfile f = { 0 };
+	struct pd_result r;
+	char err[256], self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	unsigned char id[20];
+	const struct elf_ops *ops = elfops_direct();
+	int fd, k;
+	Elf *e;
+
+	assert_true(n > 0);
+	self[n] = '\0';
+	fd = open(self, O_RDONLY);
+	assert_true(fd >= 0);
+	e = ops->elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	assert_non_null(e);
+	k = elf_read_build_id(ops, e, id, sizeof(id));
+	ops->elf_end(e);
+	close(fd);
+	if (k <= 0)
+		skip();		/* test binary linked without --build-id */
+
+	one_attr(&f, ST_BASIC);
+	rec_mmap2(&f.data, MISC_USER, 100, TSTART, TLEN, TPGOFF, RX, self, NULL, 0);
+	SAMPLE(&f.data, MISC_USER, TSTART + 0x5, TIDW(100), 1, 1);
+	assert_int_equal(read_file(&f, ops, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.nr_dsos, 1);
+	assert_int_equal(r.dsos[0].build_id_size, k);
+	assert_memory_equal(r.dsos[0].build_id, id, (size_t)k);
+	perfdata_free(&r);
+}
+
+/* zstd-compress @in into COMPRESSED records; @split: flush after this
+ * many input bytes and start a new record there (mid-record on purpose). */
+static void put_compressed(struct buf *out, const struct buf *in, size_t split, int nframes)
+{
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	size_t cut[3] = { 0, split, in->len }, i;
+	struct buf z = { 0 };
+
+	assert_non_null(cc);
+	for (i = 0; i < 2; i++) {
+		ZSTD_inBuffer ib = { in->p + cut[i], cut[i + 1] - cut[i], 0 };
+		/* nframes == 2: end a frame at the split; else only flush */
+		ZSTD_EndDirective mode = i == 1 || nframes == 2 ? ZSTD_e_end : ZSTD_e_flush;
+		size_t rem;
+
+		z.len = 0;
+		do {
+			unsigned char tmp[4096];
+			ZSTD_outBuffer ob = { tmp, sizeof(tmp), 0 };
+
+			rem = ZSTD_compressStream2(cc, &ob, &ib, mode);
+			assert_false(ZSTD_isError(rem));
+			put(&z, tmp, ob.pos);
+		} while (rem != 0 || ib.pos < ib.size);
+		/* one COMPRESSED record may hold at most 65535 - 8 bytes */
+		for (size_t off = 0; off < z.len;) {
+			size_t chunk = z.len - off > 60000 ? 60000 : z.len - off;
+			size_t at = rec_begin(out, 81, 0);
+
+			put(out, z.p + off, chunk);
+			set_size(out, at, (uint16_t)(out->len - at));	/* unpadded */
+			off += chunk;
+		}
+	}
+	free(z.p);
+	ZSTD_freeCCtx(cc);
+}
+
+static void test_compressed_split(void **state)
+{
+	struct pdfile f = { 0 };
+	struct buf in = { 0 };
+	struct pd_result r;
+	char err[256];
+	size_t split;
+
+	one_attr(&f, ST_BASIC | PERF_SAMPLE_CALLCHAIN);
+	rec_mmap2(&f.data, MISC_USER, 100, TSTART, TLEN, TPGOFF, RX, EXE, NULL, 0); /* plain */
+	rec_mmap2(&in, MISC_USER, 100, LSTART, 0x1000, 0x2000, RX, LIB, NULL, 0);
+	SAMPLE(&in, MISC_USER, TSTART + 0x1, TIDW(100), 1, 1, 0);
+	split = in.len + 20;	/* inside the next sample */
+	SAMPLE(&in, MISC_USER, TSTART + 0x2, TIDW(100), 2, 1,
+	       3, (uint64_t)PERF_CONTEXT_USER, TSTART + 0x3, LSTART + 0x4);
+	SAMPLE(&in, MISC_USER, LSTART + 0x5, TIDW(100), 3, 1, 0);
+	put_compressed(&f.data, &in, split, 1);
+	SAMPLE(&f.data, MISC_USER, TSTART + 0x6, TIDW(100), 4, 1, 0);	/* plain again */
+	free(in.p);
+	assert_int_equal(read_file(&f, NULL, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.nr_samples, 4);
+	ASSERT_ADDRS(dso_by_path(&r, EXE), 0x1001, 0x1002, 0x1003, 0x1006);
+	ASSERT_ADDRS(dso_by_path(&r, LIB), 0x2004, 0x2005);
+	perfdata_free(&r);
+}
+
+/* Two zstd frames; the split falls in a record header (after 4 bytes). */
+static void test_compressed_two_frames(void **state)
+{
+	struct pdfile f = { 0 };
+	struct buf in = { 0 };
+	struct pd_result r;
+	char err[256];
+	size_t split;
+
+	one_attr(&f, ST_BASIC);
+	rec_mmap2(&in, MISC_USER, 100, TSTART, TLEN, TPGOFF, RX, EXE, NULL, 0);
+	split = in.len + 4;
+	SAMPLE(&in, MISC_USER, TSTART + 0x7, TIDW(100), 1, 1);
+	put_compressed(&f.data, &in, split, 2);
+	free(in.p);
+	assert_int_equal(read_file(&f, NULL, &r, err, sizeof(err)), 0);
+	ASSERT_ADDRS(dso_by_path(&r, EXE), 0x1007);
+	perfdata_free(&r);
+}
+
+/* Highly compressible: one small COMPRESSED record expands to > 1 MiB. */
+static void test_compressed_large_expansion(void **state)
+{
+	struct pdfile f = { 0 };
+	struct buf in = { 0 };
+	struct pd_result r;
+	char err[256];
+	int i;
+
+	one_attr(&f, ST_BASIC);
+	rec_mmap2(&in, MISC_USER, 100, TSTART, TLEN, TPGOFF, RX, EXE, NULL, 0);
+	for (i = 0; i < 60000; i++)	/* 40 bytes each: 2.4 MB */
+		SAMPLE(&in, MISC_USER, TSTART + (i % 16), TIDW(100), 1, 1);
+	put_compressed(&f.data, &in, in.len / 3 + 3, 1);
+	free(in.p);
+	assert_int_equal(read_file(&f, NULL, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.nr_samples, 60000);
+	assert_int_equal(dso_by_path(&r, EXE)->nr_addrs, 16);
+	perfdata_free(&r);
+}
+
+/*
+ * The 1 MiB decompression buffer fills up inside the last zstd block of a
+ * COMPRESSED record, with a 2000-byte partial record carried in from the
+ * previous COMPRESSED record (the flush at 2096 bytes ends inside a 4080-byte
+ * sample). The reader must call ZSTD_decompressStream() again after draining
+ * a full buffer, and keep the carried bytes in front of the new output.
+ */
+static void test_compressed_pending_output(void **state)
+{
+	struct pdfile f = { 0 };
+	struct buf in = { 0 };
+	struct pd_result r;
+	char err[256];
+	size_t at;
+	int i, n;
+
+	one_attr(&f, ST_BASIC | PERF_SAMPLE_CALLCHAIN);
+	rec_mmap2(&in, MISC_USER, 100, TSTART, TLEN, TPGOFF, RX, EXE, NULL, 0);
+	assert_int_equal(in.len, 96);
+	/* one 4080-byte sample: ip, tid, time, period, nr = 504 */
+	at = rec_begin(&in, PERF_RECORD_SAMPLE, MISC_USER);
+	put64(&in, TSTART + 0x100);
+	put64(&in, TIDW(100));
+	put64(&in, 1);
+	put64(&in, 1);
+	put64(&in, 504);
+	put64(&in, (uint64_t)PERF_CONTEXT_USER);
+	for (i = 0; i < 503; i++)
+		put64(&in, TSTART + 0x200 + (uint64_t)(i % 4));
+	rec_end(&in, at);
+	assert_int_equal(in.len, 96 + 4080);
+	/* 48-byte samples (nr = 0) up to 2096 + 1 MiB bytes in all */
+	n = (2096 + 7 * 131072 + 130016 - 96 - 4080) / 48;
+	for (i = 0; i < n; i++)
+		SAMPLE(&in, MISC_USER, TSTART + (uint64_t)(i == n - 1 ? 0xabc : i % 2), TIDW(100), 1, 1, 0);
+	assert_int_equal(in.len, 2096 + 7 * 131072 + 130016);
+	put_compressed(&f.data, &in, 2096, 1);
+	free(in.p);
+	assert_int_equal(read_file(&f, NULL, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.nr_samples, n + 1);
+	ASSERT_ADDRS(dso_by_path(&r, EXE), 0x1000, 0x1001, 0x1100, 0x1200, 0x1201, 0x1202,
+		     0x1203, 0x1abc);
+	perfdata_free(&r);
+}
+
+/* Data section larger than the 1 MiB read window. */
+static void test_window_straddle(void **state)
+{
+	struct pdfile f = { 0 };
+	struct pd_result r;
+	char err[256];
+	int i;
+
+	one_attr(&f, ST_BASIC | PERF_SAMPLE_CALLCHAIN);
+	rec_mmap2(&f.data, MISC_USER, 100, TSTART, TLEN, TPGOFF, RX, EXE, NULL, 0);
+	for (i = 0; i < 50000; i++) {	/* 48 or 56 bytes: 2.6 MB */
+		if (i % 2)
+			SAMPLE(&f.data, MISC_USER, TSTART + (uint64_t)(i % 1000), TIDW(100), 1, 1, 0);
+		else
+			SAMPLE(&f.data, MISC_USER, TSTART + (uint64_t)(i % 1000), TIDW(100), 1, 1,
+			       1, TSTART + 0x2000);
+	}
+	assert_int_equal(read_file(&f, NULL, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.nr_samples, 50000);
+	assert_int_equal(dso_by_path(&r, EXE)->nr_addrs, 1001);
+	assert_int_equal(dso_by_path(&r, EXE)->addrs[1000], 0x3000);
+	perfdata_free(&r);
+}
+
+static void test_unknown_and_auxtrace_skipped(void **state)
+{
+	struct pdfile f = { 0 };
+	struct pd_result r;
+	char err[256];
+	size_t at;
+
+	one_attr(&f, ST_BASIC);
+	rec_mmap2(&f.data, MISC_USER, 100, TSTART, TLEN, TPGOFF, RX, EXE, NULL, 0);
+	at = rec_begin(&f.data, 200, 0);		/* unknown type */
+	put64(&f.data, 0x1122334455667788ull);
+	put64(&f.data, 0);
+	rec_end(&f.data, at);
+	at = rec_begin(&f.data, 68, 0);			/* FINISHED_ROUND: known */
+	rec_end(&f.data, at);
+	at = rec_begin(&f.data, 71, 0);			/* AUXTRACE + 24-byte payload */
+	put64(&f.data, 24);
+	put(&f.data, NULL, 32);
+	rec_end(&f.data, at);
+	put(&f.data, "\x09\x00\x00\x00\x02\x00\x28\x00 payload looks like a SAMPLE", 24);
+	SAMPLE(&f.data, MISC_USER, TSTART + 0x8, TIDW(100), 1, 1);
+	assert_int_equal(read_file(&f, NULL, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.nr_unknown_records, 1);
+	assert_int_equal(r.nr_samples, 1);
+	assert_int_equal(r.nr_records, 5);
+	ASSERT_ADDRS(dso_by_path(&r, EXE), 0x1008);
+	perfdata_free(&r);
+}
+
+static void expect_einval(struct pdfile *f, const char *what)
+{
+	struct pd_result r;
+	char err[256] = "";
+
+	memset(&r, 0x5a, sizeof(r));
+	assert_int_equal(read_file(f, NULL, &r, err, sizeof(err)), -EINVAL);
+	assert_true(err[0] != '\0');
+	assert_null(strchr(err, '\n'));
+	assert_null(r.dsos);
+	assert_int_equal(r.nr_dsos, 0);
+	print_message("  %s: %s\n", what, err);
+	perfdata_free(&r);
+}
+
+static void test_corrupt(void **state)
+{
+	struct pdfile f;
+	size_t at;
+
+	/* header.size < 8 */
+	memset(&f, 0, sizeof(f));
+	one_attr(&f, ST_BASIC);
+	SAMPLE(&f.data, MISC_USER, TSTART, TIDW(100), 1, 1);
+	at = rec_begin(&f.data, PERF_RECORD_SAMPLE, MISC_USER);
+	put64(&f.data, 0);
+	set_size(&f.data, at, 4);
+	expect_einval(&f, "size<8");
+
+	/* record runs past the data section */
+	memset(&f, 0, sizeof(f));
+	one_attr(&f, ST_BASIC);
+	SAMPLE(&f.data, MISC_USER, TSTART, TIDW(100), 1, 1);
+	f.data_size_delta = (uint64_t)-8;
+	expect_einval(&f, "past data");
+
+	/* truncated file: data section ends past EOF */
+	memset(&f, 0, sizeof(f));
+	one_attr(&f, ST_BASIC);
+	rec_mmap2(&f.data, MISC_USER, 100, TSTART, TLEN, TPGOFF, RX, EXE, NULL, 0);
+	SAMPLE(&f.data, MISC_USER, TSTART, TIDW(100), 1, 1);
+	f.truncate_to = 104 + 144 + f.data.len - 10;
+	expect_einval(&f, "truncated");
+
+	/* SAMPLE shorter than sample_type says */
+	memset(&f, 0, sizeof(f));
+	one_attr(&f, ST_BASIC | PERF_SAMPLE_CALLCHAIN);
+	SAMPLE(&f.data, MISC_USER, TSTART, TIDW(100), 1, 1, 1000, 0);
+	expect_einval(&f, "short sample");
+
+	/* short MMAP2 */
+	memset(&f, 0, sizeof(f));
+	one_attr(&f, ST_BASIC);
+	at = rec_begin(&f.data, PERF_RECORD_MMAP2, MISC_USER);
+	put(&f.data, NULL, 32);
+	rec_end(&f.data, at);
+	expect_einval(&f, "short mmap2");
+
+	/* garbage in a COMPRESSED record */
+	memset(&f, 0, sizeof(f));
+	one_attr(&f, ST_BASIC);
+	at = rec_begin(&f.data, 81, 0);
+	put(&f.data, "not zstd at all!", 16);
+	rec_end(&f.data, at);
+	expect_einval(&f, "bad zstd");
+
+	/* bad magic */
+	memset(&f, 0, sizeof(f));
+	one_attr(&f, ST_BASIC);
+	f.magic = 0x1234;
+	expect_einval(&f, "magic");
+
+	/* a file shorter than the header */
+	memset(&f, 0, sizeof(f));
+	one_attr(&f, ST_BASIC);
+	f.truncate_to = 60;
+	expect_einval(&f, "tiny");
+}
+
+static void test_unsupported(void **state)
+{
+	struct pdfile f;
+	struct pd_result r;
+	char err[256];
+
+	memset(&f, 0, sizeof(f));
+	one_attr(&f, ST_BASIC);
+	f.hdr_size = 16;	/* pipe header */
+	assert_int_equal(read_file(&f, NULL, &r, err, sizeof(err)), -ENOTSUP);
+	assert_int_equal(r.flags, PD_F_PIPE);
+	assert_int_equal(r.nr_dsos, 0);
+
+	memset(&f, 0, sizeof(f));
+	one_attr(&f, ST_BASIC);
+	f.magic = __builtin_bswap64(PD_MAGIC);
+	assert_int_equal(read_file(&f, NULL, &r, err, sizeof(err)), -ENOTSUP);
+	assert_int_equal(r.flags, PD_F_FOREIGN_ENDIAN);
+
+	assert_int_equal(perfdata_read("/nonexistent/perf.data", NULL, &r, err, sizeof(err)), -ENOENT);
+}
+
+static void test_dwarf_flag(void **state)
+{
+	struct pdfile f = { 0 };
+	struct pd_result r;
+	char err[256];
+	size_t at;
+
+	one_attr(&f, ST_BASIC | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+		 PERF_SAMPLE_STACK_USER);
+	f.attrs[0].regs_user = 0xff0fff;
+	f.attrs[0].stack_user = 64;
+	rec_mmap2(&f.data, MISC_USER, 100, TSTART, TLEN, TPGOFF, RX, EXE, NULL, 0);
+	at = rec_begin(&f.data, PERF_RECORD_SAMPLE, MISC_USER);
+	put64(&f.data, TSTART + 0x9);
+	put64(&f.data, TIDW(100));
+	put64(&f.data, 1);
+	put64(&f.data, 1);
+	put64(&f.data, 0);		/* callchain nr 0 (exclude_callchain_user) */
+	put64(&f.data, 2);		/* regs abi 64 */
+	put(&f.data, NULL, 20 * 8);	/* popcount(0xff0fff) = 20 regs */
+	put64(&f.data, 64);		/* stack size */
+	put(&f.data, NULL, 64);
+	put64(&f.data, 48);		/* dyn_size */
+	rec_end(&f.data, at);
+	assert_int_equal(read_file(&f, NULL, &r, err, sizeof(err)), 0);
+	assert_true(r.flags & PD_F_DWARF_UNWIND);
+	assert_false(r.flags & PD_F_LBR_CALLSTACK);
+	ASSERT_ADDRS(dso_by_path(&r, EXE), 0x1009);
+	perfdata_free(&r);
+
+	memset(&f, 0, sizeof(f));
+	one_attr(&f, ST_BASIC | PERF_SAMPLE_BRANCH_STACK);
+	f.attrs[0].branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL_STACK;
+	assert_int_equal(read_file(&f, NULL, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.flags, PD_F_LBR_CALLSTACK | PD_F_NO_SAMPLES);
+	perfdata_free(&r);
+}
+
+static void test_id_index_record(void **state)
+{
+	struct pdfile f = { 0 };
+	struct pd_result r;
+	char err[256];
+	size_t at;
+
+	/* attrs without id sections; IDs come from an ID_INDEX record */
+	f.nr_attrs = 2;
+	f.attrs[0].sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+	f.attrs[1].sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				 PERF_SAMPLE_ADDR;
+	at = rec_begin(&f.data, 69, 0);
+	put64(&f.data, 2);
+	put64(&f.data, 31); put64(&f.data, 0); put64(&f.data, 0); put64(&f.data, 0);
+	put64(&f.data, 32); put64(&f.data, 1); put64(&f.data, 0); put64(&f.data, 0);
+	rec_end(&f.data, at);
+	rec_mmap2(&f.data, MISC_USER, 100, TSTART, TLEN, TPGOFF, RX, EXE, NULL, 0);
+	SAMPLE(&f.data, MISC_USER, 31, TSTART + 0x1, TIDW(100));
+	SAMPLE(&f.data, MISC_USER, 32, TSTART + 0x2, TIDW(100), TSTART + 0x3);
+	assert_int_equal(read_file(&f, NULL, &r, err, sizeof(err)), 0);
+	ASSERT_ADDRS(dso_by_path(&r, EXE), 0x1001, 0x1002, 0x1003);
+	perfdata_free(&r);
+}
+
+static void write_text(char *tmpl, const char *text)
+{
+	int fd = mkstemp(tmpl);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+static void test_addrs_read(void **state)
+{
+	struct pd_result r;
+	char err[256], t1[] = "/tmp/test_pd_addrs.XXXXXX", t2[] = "/tmp/test_pd_addrs.XXXXXX";
+	static const unsigned char a[4] = { 0xab, 0xcd, 0xef, 0x01 };
+	static const unsigned char b[2] = { 0x12, 0x34 };
+
+	write_text(t1, "# comment\n\nabcdef01 0x1f\nABCDEF01\t10\n  1234 ff\nabcdef01 1F\n"
+		       "abcdef01 0\n");
+	assert_int_equal(addrs_read(t1, &r, err, sizeof(err)), 0);
+	unlink(t1);
+	assert_int_equal(r.nr_dsos, 2);
+	ASSERT_ADDRS(perfdata_find_build_id(&r, a, 4), 0x0, 0x10, 0x1f);
+	ASSERT_ADDRS(perfdata_find_build_id(&r, b, 2), 0xff);
+	perfdata_free(&r);
+
+	write_text(t2, "abcdef01 10\nabcdef01\nabcdef01 10\n");
+	assert_int_equal(addrs_read(t2, &r, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, ":2:"));
+	assert_int_equal(r.nr_dsos, 0);
+	unlink(t2);
+
+	strcpy(t2, "/tmp/test_pd_addrs.XXXXXX");
+	write_text(t2, "abcdef01 10zz\n");
+	assert_int_equal(addrs_read(t2, &r, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, ":1:"));
+	unlink(t2);
+
+	strcpy(t2, "/tmp/test_pd_addrs.XXXXXX");
+	write_text(t2, "abc 10\n");	/* odd-length build-id */
+	assert_int_equal(addrs_read(t2, &r, err, sizeof(err)), -EINVAL);
+	unlink(t2);
+
+	assert_int_equal(addrs_read("/nonexistent/addrs", &r, err, sizeof(err)), -ENOENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mmap2_sample_pie),
+		cmocka_unit_test(test_mmap_v1_and_filters),
+		cmocka_unit_test(test_callchain_markers),
+		cmocka_unit_test(test_fork_inheritance),
+		cmocka_unit_test(test_fork_no_cycle),
+		cmocka_unit_test(test_two_attrs_identifier),
+		cmocka_unit_test(test_two_attrs_id_pos),
+		cmocka_unit_test(test_read_raw_layout),
+		cmocka_unit_test(test_header_build_id),
+		cmocka_unit_test(test_mmap2_embedded_build_id),
+		cmocka_unit_test(test_elf_build_id_fallback),
+		cmocka_unit_test(test_compressed_split),
+		cmocka_unit_test(test_compressed_two_frames),
+		cmocka_unit_test(test_compressed_large_expansion),
+		cmocka_unit_test(test_compressed_pending_output),
+		cmocka_unit_test(test_window_straddle),
+		cmocka_unit_test(test_unknown_and_auxtrace_skipped),
+		cmocka_unit_test(test_corrupt),
+		cmocka_unit_test(test_unsupported),
+		cmocka_unit_test(test_dwarf_flag),
+		cmocka_unit_test(test_id_index_record),
+		cmocka_unit_test(test_addrs_read),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
