@@ -64,6 +64,7 @@ struct data_ent {
 	Elf *elf;
 	int table;                   /* 0 .symtab, 1 .dynsym */
 	uint32_t nsyms;
+	uint32_t link;               /* sh_link: the string table's section index */
 	Elf_Data *strtab;
 	struct scan_state scan;
 	enum plan_mode mode;         /* of the current scan */
@@ -540,7 +541,11 @@ static struct elf_ent *owner_of(Elf_Scn *scn)
 	size_t ndx = real_ops.elf_ndxscn(scn);
 
 	HASH_ITER(hh, elves, e, tmp) {
-		if (real_ops.elf_getscn(e->elf, ndx) == scn)
+		size_t shnum = 0;
+
+		/* bound first: a failing libelf call would change elf_errno() */
+		if (real_ops.elf_getshdrnum(e->elf, &shnum) == 0 && ndx < shnum &&
+		    real_ops.elf_getscn(e->elf, ndx) == scn)
 			return e;
 	}
 	return NULL;
@@ -562,6 +567,7 @@ void shim_track_data(Elf_Scn *scn, Elf_Data *data)
 	d->data = data;
 	d->table = sh.sh_type == SHT_DYNSYM;
 	d->nsyms = (uint32_t)(sh.sh_size / sh.sh_entsize);
+	d->link = sh.sh_link;
 	pthread_rwlock_wrlock(&lock);
 	owner = owner_of(scn);
 	HASH_FIND_PTR(datas, &data, old);
@@ -845,22 +851,16 @@ static void begin_scan(struct data_ent *d, uintptr_t site)
 		if (s)
 			s->mode = "budget";
 	}
-	if (d->mode != PM_LAZY || 1) {
-		/* the string table, to charge names (same Elf_Data libelf gives perf) */
-		GElf_Shdr sh;
-		Elf_Scn *scn = NULL;
-		size_t i;
+	{
+		/* the string table, to charge names: the same Elf_Data libelf gives
+		 * perf (libelf caches it per section), bounds-checked so no libelf
+		 * call fails and changes elf_errno() */
+		size_t shnum = 0;
+		Elf_Scn *scn;
 
-		for (i = 1; (scn = real_ops.elf_getscn(d->elf, i)) != NULL; i++) {
-			Elf_Data *x = real_ops.elf_getdata(scn, NULL);
-
-			(void)x;
-			if (x == d->data) {
-				if (real_ops.gelf_getshdr(scn, &sh))
-					d->strtab = real_ops.elf_getdata(real_ops.elf_getscn(d->elf, sh.sh_link), NULL);
-				break;
-			}
-		}
+		if (real_ops.elf_getshdrnum(d->elf, &shnum) == 0 && d->link && d->link < shnum &&
+		    (scn = real_ops.elf_getscn(d->elf, d->link)) != NULL)
+			d->strtab = real_ops.elf_getdata(scn, NULL);
 	}
 }
 
