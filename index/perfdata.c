@@ -122,6 +122,14 @@ static uint64_t hash_bytes(const void *p, size_t n)
 	return h;
 }
 
+static int all_zero(const unsigned char *p, size_t n)
+{
+	while (n--)
+		if (*p++)
+			return 0;
+	return 1;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -620,6 +628,12 @@ static int add_map(struct rd *r, uint16_t misc, int32_t pid, uint64_t start, uin
 		return 0;
 	if (bid_size > PD_BUILD_ID_MAX)
 		bid_size = PD_BUILD_ID_MAX;
+	if (!bid || all_zero(bid, bid_size)) {
+		static const unsigned char none[PD_BUILD_ID_MAX];
+
+		bid = none;
+		bid_size = 0;
+	}
 	d = dso_get(r, path, bid, bid_size);
 	if (d < 0)
 		return d;
@@ -1119,8 +1133,8 @@ static int read_build_ids(struct rd *r, const unsigned char *feat_bits, struct p
 		memcpy(path, e + 36, n);
 		path[n] = '\0';
 		bsz = misc & PD_MISC_BUILD_ID_SIZE ? e[32] : 20;
-		if (bsz == 0 || bsz > PD_BUILD_ID_MAX)
-			continue;
+		if (bsz == 0 || bsz > PD_BUILD_ID_MAX || all_zero(e + 12, bsz))
+			continue;	/* perf 6.1 -z writes empty ids */
 		if ((rc = bid_add(r, path, e + 12, bsz)) < 0)
 			return rc;
 	}

@@ -556,6 +556,9 @@ static void test_header_build_id(void **state)
 	/* 8-byte build-id, size given by misc bit 15 */
 	f.bids[2] = (struct bid_entry){ MISC_USER | (1u << 15), LIB, { 0 }, 8 };
 	memcpy(f.bids[2].id, id_lib, 8);
+	/* all-zero id (perf 6.1 -z writes these): treated as unknown */
+	f.bids[3] = (struct bid_entry){ MISC_USER, "/usr/lib/nobid.so", { 0 }, 0 };
+	f.nr_bids = 4;
 	rec_mmap2(&f.data, MISC_USER, 100, TSTART, TLEN, TPGOFF, RX, EXE, NULL, 0);
 	rec_mmap2(&f.data, MISC_USER, 100, LSTART, 0x1000, 0x3000, RX, LIB, NULL, 0);
 	rec_mmap2(&f.data, MISC_USER, 100, 0x7f0000100000, 0x1000, 0, RX, "/usr/lib/nobid.so", NULL, 0);
