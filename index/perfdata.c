@@ -1171,7 +1171,8 @@ static int proc_sort(struct pd_proc *p)
 
 	if (p->sorted)
 		return 0;
-	qsort(p->maps, p->nr_maps, sizeof(*p->maps), cmp_map);
+	if (p->nr_maps > 1)
+		qsort(p->maps, p->nr_maps, sizeof(*p->maps), cmp_map);
 	for (i = 0; i < p->nr_maps; i++)
 		if (!o || cmp_map(&p->maps[o - 1], &p->maps[i]))
 			p->maps[o++] = p->maps[i];

@@ -78,20 +78,26 @@ int perfdata_read(const char *path, const struct elf_ops *ops, struct pd_result 
 /* Free everything perfdata_read allocated. Safe on a zeroed struct. */
 void perfdata_free(struct pd_result *res);
 
-/* Find a DSO by build-id (exact bytes). NULL if absent. */
+/* Find a DSO by build-id (exact bytes and length; linear scan, results hold
+ * few DSOs). NULL if absent or @res/@id is NULL. */
 const struct pd_dso *perfdata_find_build_id(const struct pd_result *res,
 					    const unsigned char *id, size_t len);
 
 /*
  * perfdata_write_addrs - write "<build-id-hex> <addr-hex>\n" lines (the
- * SYMLAZY_ADDRS format) for every DSO with a known build-id. Returns 0 or -errno.
+ * SYMLAZY_ADDRS format) for every DSO with a known build-id, addresses in
+ * ascending order, lowercase hex without "0x"; each DSO is preceded by one
+ * "# <build-id-hex> <path> (<n> addrs)" comment line. DSOs without a build-id
+ * are not written. Buffered write(2) to @fd (not closed). Returns 0 or -errno.
  */
 int perfdata_write_addrs(const struct pd_result *res, int fd);
 
 /*
  * addrs_read - parse a SYMLAZY_ADDRS file ("<build-id-hex> <addr-hex>" per line,
  * '#' comments, blank lines allowed; addr with or without 0x) into @out
- * (dsos with build_id set, path NULL). Returns 0, or -EINVAL with a line number in *@err.
+ * (dsos with build_id set, path NULL; addrs sorted and unique per build-id,
+ * lines for one build-id may be scattered). Returns 0, -errno from fopen, or
+ * -EINVAL with "path:line:" in *@err. On error @out is left empty.
  */
 int addrs_read(const char *path, struct pd_result *out, char *err, size_t errsz);
 
