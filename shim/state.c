@@ -29,6 +29,7 @@
 
 #include "shim.h"
 #include "budget.h"
+#include "budgetplan.h"
 #include "config.h"
 #include "perfdata.h"
 #include "scan.h"
@@ -69,6 +70,8 @@ struct data_ent {
 	struct scan_state scan;
 	enum plan_mode mode;         /* of the current scan */
 	struct scan_stats *st;       /* of the current scan */
+	struct budget_plan bp;       /* PM_BUDGET: cut and zero-size overrides */
+	uint32_t bp_cursor;
 	UT_hash_handle hh;
 };
 
@@ -522,6 +525,7 @@ void shim_forget_elf(Elf *elf)
 		if (d->elf == elf) {
 			HASH_DEL(datas, d);
 			stats_append(d->st);
+			free(d->bp.over);
 			free(d);
 		}
 	}
@@ -574,6 +578,7 @@ void shim_track_data(Elf_Scn *scn, Elf_Data *data)
 	if (old) {
 		HASH_DEL(datas, old);
 		stats_append(old->st);
+		free(old->bp.over);
 		free(old);
 	}
 	if (owner) {
@@ -794,6 +799,39 @@ static struct elf_ent *find_elf(Elf *elf)
 	return e;
 }
 
+static int perf_candidate(const GElf_Sym *s);
+static size_t name_len(const struct data_ent *d, const GElf_Sym *s);
+static void budget_warn(const struct data_ent *d);
+
+static int bp_get(void *ctx, uint32_t idx, struct bp_sym *out)
+{
+	const struct data_ent *d = ctx;
+	GElf_Sym s;
+
+	if (!real_ops.gelf_getsym(d->data, (int)idx, &s))
+		return -1;
+	out->value = s.st_value;
+	out->size = s.st_size;
+	out->candidate = perf_candidate(&s);
+	out->namelen = out->candidate ? name_len(d, &s) : 0;
+	return 0;
+}
+
+/* PM_BUDGET: charge the whole table now, find the cut (budgetplan.h). */
+static void plan_budget(struct data_ent *d)
+{
+	free(d->bp.over);
+	budget_plan_table(&budget, d->nsyms, bp_get, d, &d->bp);
+	d->bp_cursor = 0;
+	if (d->st) {
+		d->st->passed += d->bp.passed;
+		d->st->dropped += d->bp.dropped;
+		d->st->bytes += d->bp.charged;
+	}
+	if (d->bp.cut < d->nsyms && d->bp.dropped)
+		budget_warn(d);
+}
+
 /* Start of a scan (idx 1 reached): pick the mode for it. */
 static void begin_scan(struct data_ent *d, uintptr_t site)
 {
@@ -827,6 +865,17 @@ static void begin_scan(struct data_ent *d, uintptr_t site)
 
 		snprintf(s->build_id, sizeof(s->build_id), "%s", build_id_hex(e->bid, (size_t)e->bid_len, hex));
 	}
+	{
+		/* the string table, to charge names: the same Elf_Data libelf gives
+		 * perf (libelf caches it per section), bounds-checked so no libelf
+		 * call fails and changes elf_errno() */
+		size_t shnum = 0;
+		Elf_Scn *scn;
+
+		if (real_ops.elf_getshdrnum(d->elf, &shnum) == 0 && d->link && d->link < shnum &&
+		    (scn = real_ops.elf_getscn(d->elf, d->link)) != NULL)
+			d->strtab = real_ops.elf_getdata(scn, NULL);
+	}
 	if (cfg.hide_all) {
 		d->mode = PM_HIDE;
 		if (s)
@@ -851,17 +900,8 @@ static void begin_scan(struct data_ent *d, uintptr_t site)
 		if (s)
 			s->mode = "budget";
 	}
-	{
-		/* the string table, to charge names: the same Elf_Data libelf gives
-		 * perf (libelf caches it per section), bounds-checked so no libelf
-		 * call fails and changes elf_errno() */
-		size_t shnum = 0;
-		Elf_Scn *scn;
-
-		if (real_ops.elf_getshdrnum(d->elf, &shnum) == 0 && d->link && d->link < shnum &&
-		    (scn = real_ops.elf_getscn(d->elf, d->link)) != NULL)
-			d->strtab = real_ops.elf_getdata(scn, NULL);
-	}
+	if (d->mode == PM_BUDGET)
+		plan_budget(d);
 }
 
 static void end_scan(struct data_ent *d)
@@ -949,6 +989,17 @@ void shim_filter_sym(Elf_Data *data, int ndx, GElf_Sym *dst, Elf32_Word *xshndx,
 			d->st->dropped++;
 		null_sym(dst, xshndx);
 		break;
+	case PM_BUDGET:
+		if ((uint32_t)ndx >= d->bp.cut) {
+			if (perf_candidate(dst))
+				null_sym(dst, xshndx);
+			break;
+		}
+		while (d->bp_cursor < d->bp.nover && d->bp.over[d->bp_cursor].idx < (uint32_t)ndx)
+			d->bp_cursor++;
+		if (d->bp_cursor < d->bp.nover && d->bp.over[d->bp_cursor].idx == (uint32_t)ndx)
+			dst->st_size = d->bp.over[d->bp_cursor].size;
+		break;
 	case PM_LAZY: {
 		struct elf_ent *e = find_elf(d->elf);
 		int keep = e && e->keep[d->table] && (uint32_t)ndx < e->nkeep[d->table] &&
@@ -964,7 +1015,6 @@ void shim_filter_sym(Elf_Data *data, int ndx, GElf_Sym *dst, Elf32_Word *xshndx,
 		/* kept symbols are charged like eager ones */
 		__attribute__((fallthrough));
 	case PM_EAGER:
-	case PM_BUDGET:
 		if (!perf_candidate(dst))
 			break;
 		{
