@@ -216,6 +216,7 @@ struct pd_attr {
 struct pd_map {
 	uint64_t start, end, pgoff;
 	uint32_t dso;
+	uint32_t data;		/* non-exec mapping: only for sampled ADDR values */
 };
 
 struct pd_proc {
@@ -229,10 +230,14 @@ struct pd_proc {
 	size_t nr_parents, alloc_parents;
 };
 
+/* kinds of looked-up addresses (pd_ipent.used bits) */
+#define IP_CODE 1u	/* sample ip, callchain, branch: exec mappings only */
+#define IP_ADDR 2u	/* sample addr: exec and data mappings */
+
 struct pd_ipent {
 	uint64_t ip;
 	int32_t pid;
-	uint32_t used;
+	uint32_t used;	/* 0 = empty slot, else IP_CODE|IP_ADDR */
 };
 
 /* Open-addressing table of uint32 indices (UINT32_MAX = empty). */
@@ -551,7 +556,7 @@ static const struct pd_attr *id_attr(struct rd *r, uint64_t id)
 }
 
 /* (pid, ip) set */
-static int ip_add(struct rd *r, int32_t pid, uint64_t ip)
+static int ip_add(struct rd *r, int32_t pid, uint64_t ip, uint32_t kind)
 {
 	size_t m, i;
 
@@ -580,13 +585,15 @@ static int ip_add(struct rd *r, int32_t pid, uint64_t ip)
 	m = r->ips_cap - 1;
 	i = (size_t)hash64(ip ^ ((uint64_t)(uint32_t)pid << 40)) & m;
 	while (r->ips[i].used) {
-		if (r->ips[i].ip == ip && r->ips[i].pid == pid)
+		if (r->ips[i].ip == ip && r->ips[i].pid == pid) {
+			r->ips[i].used |= kind;
 			return 0;
+		}
 		i = (i + 1) & m;
 	}
 	r->ips[i].ip = ip;
 	r->ips[i].pid = pid;
-	r->ips[i].used = 1;
+	r->ips[i].used = kind;
 	r->nr_ips++;
 	return 0;
 }
@@ -609,7 +616,7 @@ static int skip_filename(const char *f, size_t n)
 
 static int add_map(struct rd *r, uint16_t misc, int32_t pid, uint64_t start, uint64_t len,
 		   uint64_t pgoff, const unsigned char *fname, size_t fmax,
-		   const unsigned char *bid, unsigned bid_size)
+		   const unsigned char *bid, unsigned bid_size, int data)
 {
 	unsigned cpumode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	char path[PD_PATH_MAX];
@@ -644,6 +651,7 @@ static int add_map(struct rd *r, uint16_t misc, int32_t pid, uint64_t start, uin
 	p->maps[p->nr_maps].end = start + len < start ? UINT64_MAX : start + len;
 	p->maps[p->nr_maps].pgoff = pgoff;
 	p->maps[p->nr_maps].dso = (uint32_t)d;
+	p->maps[p->nr_maps].data = data != 0;
 	p->nr_maps++;
 	p->sorted = 0;
 	return 0;
@@ -706,12 +714,12 @@ static int do_sample(struct rd *r, const unsigned char *p, size_t size, uint16_t
 	if (st & PERF_SAMPLE_TIME) { NEED(8); q += 8; }
 	if (st & PERF_SAMPLE_ADDR) {
 		NEED(8);
-		if ((ret = ip_add(r, pid, rd64(q))) < 0)
+		if ((ret = ip_add(r, pid, rd64(q), IP_ADDR)) < 0)
 			return ret;
 		q += 8;
 	}
 	if (has_ip && (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER &&
-	    (ret = ip_add(r, pid, ip)) < 0)
+	    (ret = ip_add(r, pid, ip, IP_CODE)) < 0)
 		return ret;
 	if (st & PERF_SAMPLE_ID) { NEED(8); q += 8; }
 	if (st & PERF_SAMPLE_STREAM_ID) { NEED(8); q += 8; }
@@ -756,7 +764,7 @@ static int do_sample(struct rd *r, const unsigned char *p, size_t size, uint16_t
 				user = v == CTX_USER;
 				continue;
 			}
-			if (user && (ret = ip_add(r, pid, v)) < 0)
+			if (user && (ret = ip_add(r, pid, v, IP_CODE)) < 0)
 				return ret;
 		}
 	}
@@ -776,8 +784,8 @@ static int do_sample(struct rd *r, const unsigned char *p, size_t size, uint16_t
 		if (nr > (uint64_t)(end - q) / 24)
 			goto trunc;
 		for (i = 0; i < nr; i++, q += 24) {
-			if ((ret = ip_add(r, pid, rd64(q))) < 0 ||
-			    (ret = ip_add(r, pid, rd64(q + 8))) < 0)
+			if ((ret = ip_add(r, pid, rd64(q), IP_CODE)) < 0 ||
+			    (ret = ip_add(r, pid, rd64(q + 8), IP_CODE)) < 0)
 				return ret;
 		}
 	}
@@ -810,26 +818,25 @@ static int do_record(struct rd *r, const unsigned char *p, size_t size, uint64_t
 		/* header, u32 pid, tid, u64 addr, len, pgoff, char filename[] */
 		if (size < 40)
 			goto short_rec;
-		if (misc & PERF_RECORD_MISC_MMAP_DATA)
-			return 0;
 		return add_map(r, misc, (int32_t)rd32(p + 8), rd64(p + 16), rd64(p + 24),
-			       rd64(p + 32), p + 40, size - 40, NULL, 0);
+			       rd64(p + 32), p + 40, size - 40, NULL, 0,
+			       misc & PERF_RECORD_MISC_MMAP_DATA);
 	case PERF_RECORD_MMAP2: {
 		/* header, u32 pid, tid, u64 addr, len, pgoff, 24-byte union
 		 * {maj, min, ino, ino_generation | build_id_size, res, res,
 		 * build_id[20]}, u32 prot, flags, char filename[] */
-		uint32_t prot;
+		int data;
 
 		if (size < 72)
 			goto short_rec;
-		prot = rd32(p + 64);
-		if (!(prot & PROT_EXEC) && (misc & PERF_RECORD_MISC_MMAP_DATA))
-			return 0;
+		/* exec mapping: prot has PROT_EXEC or not marked MMAP_DATA;
+		 * data mappings (perf record -d) only serve sampled ADDRs */
+		data = !(rd32(p + 64) & PROT_EXEC) && (misc & PERF_RECORD_MISC_MMAP_DATA);
 		if (misc & PERF_RECORD_MISC_MMAP_BUILD_ID)
 			return add_map(r, misc, (int32_t)rd32(p + 8), rd64(p + 16), rd64(p + 24),
-				       rd64(p + 32), p + 72, size - 72, p + 44, p[40]);
+				       rd64(p + 32), p + 72, size - 72, p + 44, p[40], data);
 		return add_map(r, misc, (int32_t)rd32(p + 8), rd64(p + 16), rd64(p + 24),
-			       rd64(p + 32), p + 72, size - 72, NULL, 0);
+			       rd64(p + 32), p + 72, size - 72, NULL, 0, data);
 	}
 	case PERF_RECORD_FORK: {
 		/* header, u32 pid, ppid, tid, ptid, u64 time */
@@ -1162,7 +1169,9 @@ static int cmp_map(const void *a, const void *b)
 		return x->end < y->end ? -1 : 1;
 	if (x->pgoff != y->pgoff)
 		return x->pgoff < y->pgoff ? -1 : 1;
-	return x->dso < y->dso ? -1 : x->dso > y->dso;
+	if (x->dso != y->dso)
+		return x->dso < y->dso ? -1 : 1;
+	return x->data < y->data ? -1 : x->data > y->data;
 }
 
 static int proc_sort(struct pd_proc *p)
@@ -1197,8 +1206,9 @@ static int dso_add_addr(struct pd_dsoent *d, uint64_t a)
 	return 0;
 }
 
-/* Add ip's file offset for every mapping of @p containing it. */
-static int resolve_in(struct rd *r, struct pd_proc *p, uint64_t ip)
+/* Add ip's file offset for every mapping of @p containing it (data
+ * mappings only for IP_ADDR: perf resolves sample->addr through any map). */
+static int resolve_in(struct rd *r, struct pd_proc *p, uint64_t ip, uint32_t kind)
 {
 	size_t lo = 0, hi = p->nr_maps;
 	int ret;
@@ -1217,7 +1227,7 @@ static int resolve_in(struct rd *r, struct pd_proc *p, uint64_t ip)
 
 		if (p->maxend[lo] <= ip)
 			break;
-		if (ip < m->end &&
+		if (ip < m->end && (!m->data || (kind & IP_ADDR)) &&
 		    (ret = dso_add_addr(&r->dsos[m->dso], ip - m->start + m->pgoff)) < 0)
 			return ret;
 	}
@@ -1284,7 +1294,7 @@ static int resolve_all(struct rd *r)
 			size_t q;
 
 			for (q = 0; q < nlist; q++)
-				if ((ret = resolve_in(r, &r->procs[list[q]], v[j].ip)) < 0)
+				if ((ret = resolve_in(r, &r->procs[list[q]], v[j].ip, v[j].used)) < 0)
 					goto out;
 		}
 	}

@@ -17,6 +17,8 @@
  * BRANCH_STACK from/to, and ADDR when sampled. To stay a superset of perf's
  * lookups regardless of event ordering, an IP of pid P is converted through
  * every exec mapping ever seen for P or its FORK ancestors that contains it.
+ * Sampled ADDR values (perf mem, -d) also go through non-exec file mappings
+ * (MMAP_DATA records), because perf resolves sample->addr through any map.
  */
 #ifndef SYMLAZY_PERFDATA_H
 #define SYMLAZY_PERFDATA_H

@@ -341,6 +341,34 @@ static void test_mmap2_sample_pie(void **state)
 	perfdata_free(&r);
 }
 
+/* Sampled ADDR values resolve through data mappings too (perf -d / mem). */
+static void test_addr_data_maps(void **state)
+{
+	struct pdfile f = { 0 };
+	struct pd_result r;
+	char err[256];
+
+	one_attr(&f, ST_BASIC | PERF_SAMPLE_ADDR);
+	rec_mmap2(&f.data, MISC_USER, 100, TSTART, TLEN, TPGOFF, RX, EXE, NULL, 0);
+	rec_mmap2(&f.data, MISC_USER | PERF_RECORD_MISC_MMAP_DATA, 100, BASE + 0x10000, 0x1000,
+		  0x5000, PROT_READ | PROT_WRITE, EXE, NULL, 0);
+	rec_mmap(&f.data, MISC_USER | PERF_RECORD_MISC_MMAP_DATA, 100, LSTART, 0x1000, 0x7000, LIB);
+	rec_mmap2(&f.data, MISC_USER | PERF_RECORD_MISC_MMAP_DATA, 100, 0x7f0000200000, 0x1000,
+		  0, PROT_READ | PROT_WRITE, "[heap]", NULL, 0);
+	/* fields: ip, tid, time, addr, period */
+	SAMPLE(&f.data, MISC_USER, TSTART + 0x1, TIDW(100), 1, BASE + 0x10010, 1);
+	SAMPLE(&f.data, MISC_USER, TSTART + 0x2, TIDW(100), 1, LSTART + 0x20, 1);
+	SAMPLE(&f.data, MISC_USER, TSTART + 0x3, TIDW(100), 1, 0x7f0000200030, 1);
+	SAMPLE(&f.data, MISC_USER, TSTART + 0x4, TIDW(100), 1, TSTART + 0x40, 1);
+	/* a code address inside a data mapping is not resolved there */
+	SAMPLE(&f.data, MISC_USER, LSTART + 0x50, TIDW(100), 1, 0, 1);
+	assert_int_equal(read_file(&f, NULL, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.nr_dsos, 2);
+	ASSERT_ADDRS(dso_by_path(&r, EXE), 0x1001, 0x1002, 0x1003, 0x1004, 0x1040, 0x5010);
+	ASSERT_ADDRS(dso_by_path(&r, LIB), 0x7020);
+	perfdata_free(&r);
+}
+
 static void test_mmap_v1_and_filters(void **state)
 {
 	struct pdfile f = { 0 };
@@ -1066,6 +1094,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mmap2_sample_pie),
+		cmocka_unit_test(test_addr_data_maps),
 		cmocka_unit_test(test_mmap_v1_and_filters),
 		cmocka_unit_test(test_callchain_markers),
 		cmocka_unit_test(test_fork_inheritance),
