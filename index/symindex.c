@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "rbsim.h"
 #include "symindex.h"
 
 #define SYMIDX_MAGIC   "SYMLZIX\0"
@@ -126,6 +127,41 @@ int symindex_layout(const struct elf_ops *ops, Elf *elf, struct symidx_layout *l
 	}
 	if (ops->elf_getshdrstrndx(elf, &shstrndx) != 0)
 		return 0;
+	{
+		/* PLT synthesis inputs, as dso__synthesize_plt_symbols() finds them */
+		size_t dynsym_idx = 0;
+		GElf_Shdr rel = { 0 }, plt = { 0 };
+		int have_rel = 0, have_plt = 0;
+
+		while ((scn = ops->elf_nextscn(elf, scn)) != NULL) {
+			GElf_Shdr sh;
+			const char *name;
+
+			if (!ops->gelf_getshdr(scn, &sh))
+				continue;
+			name = ops->elf_strptr(elf, shstrndx, sh.sh_name);
+			if (sh.sh_type == SHT_DYNSYM && sec_name_is(name, ".dynsym") && !dynsym_idx)
+				dynsym_idx = ops->elf_ndxscn(scn);
+			else if (sec_name_is(name, ".rela.plt") && have_rel != 2) {
+				rel = sh;
+				have_rel = 2;
+			} else if (sec_name_is(name, ".rel.plt") && !have_rel) {
+				rel = sh;
+				have_rel = 1;
+			} else if (sec_name_is(name, ".plt") && !have_plt) {
+				plt = sh;
+				have_plt = 1;
+			}
+		}
+		if (dynsym_idx && have_rel && have_plt && rel.sh_link == dynsym_idx && rel.sh_entsize &&
+		    (rel.sh_type == SHT_RELA || rel.sh_type == SHT_REL) && rel.sh_size / rel.sh_entsize < (1u << 24)) {
+			lay->plt_ok = 1;
+			lay->plt_entsize = plt.sh_entsize;
+			lay->plt_first = plt.sh_offset + plt.sh_entsize;
+			lay->nplt_rel = (uint32_t)(rel.sh_size / rel.sh_entsize);
+		}
+		scn = NULL;
+	}
 	while ((scn = ops->elf_nextscn(elf, scn)) != NULL) {
 		GElf_Shdr sh;
 		const char *name;
@@ -619,15 +655,255 @@ uint32_t symindex_find(const struct symidx *idx, uint64_t addr)
 	return g;
 }
 
+/* ---- replay of perf's tree (rule 2) ------------------------------------ */
+
+#define SIM_NULL UINT64_MAX
+#define SIM_PLT  (2ull << 32)
+
+struct sim {
+	const struct symidx *idx;
+	const struct symidx_src *src;
+	int uncertain;
+	struct rbs t;
+	void *map;
+	size_t map_size;
+};
+
+static const char *sim_name(const struct sim *S, uint64_t id)
+{
+	uint32_t table = (uint32_t)(id >> 32), i = (uint32_t)id;
+	Elf_Data *tab = table ? S->src->dynsym : S->src->symtab;
+	Elf_Data *str = table ? S->src->dynsym_str : S->src->symtab_str;
+	GElf_Sym sym;
+
+	if (!tab || !str || !str->d_buf || !S->src->ops->gelf_getsym(tab, (int)i, &sym) ||
+	    sym.st_name >= str->d_size || !memchr((const char *)str->d_buf + sym.st_name, 0,
+						  str->d_size - sym.st_name))
+		return NULL;
+	return (const char *)str->d_buf + sym.st_name;
+}
+
+/* Could perf's demangler (libiberty cplus_demangle, Rust/OCaml/Java
+ * post-processing) rewrite this name? Then raw names cannot stand in for the
+ * names perf compares. */
+static int maybe_mangled(const char *n)
+{
+	return (n[0] == '_' && (n[1] == 'Z' || n[1] == 'R' || n[1] == 'D')) || !strncmp(n, "caml", 4) ||
+	       strchr(n, '$') != NULL;
+}
+
+static int underscores(const char *n)
+{
+	int c = 0;
+
+	while (n[c] == '_')
+		c++;
+	return c;
+}
+
+/* choose_best_symbol() of tools/perf/util/symbol.c: 0 = keep a, 1 = keep b. */
+static int sim_choose(struct sim *S, uint32_t a, uint32_t b)
+{
+	const struct rbs_node *A = &S->t.n[a], *B = &S->t.n[b];
+	int64_t la = (int64_t)(A->end - A->start), lb = (int64_t)(B->end - B->start);
+	const char *na, *nb;
+	int ua, ub;
+	size_t sa, sb;
+
+	if (lb == 0 && la > 0)
+		return 0;
+	if (la == 0 && lb > 0)
+		return 1;
+	if ((B->aux == STB_WEAK) && !(A->aux == STB_WEAK))
+		return 0;
+	if ((A->aux == STB_WEAK) && !(B->aux == STB_WEAK))
+		return 1;
+	if ((A->aux == STB_GLOBAL) && !(B->aux == STB_GLOBAL))
+		return 0;
+	if ((B->aux == STB_GLOBAL) && !(A->aux == STB_GLOBAL))
+		return 1;
+	na = sim_name(S, A->id);
+	nb = sim_name(S, B->id);
+	if (!na || !nb) {
+		S->uncertain = 1;
+		return 0;
+	}
+	if (strcmp(na, nb) && (maybe_mangled(na) || maybe_mangled(nb))) {
+		S->uncertain = 1;
+		return 0;
+	}
+	ua = underscores(na);
+	ub = underscores(nb);
+	if (ub > ua)
+		return 0;
+	if (ua > ub)
+		return 1;
+	sa = strlen(na);
+	sb = strlen(nb);
+	if (sa > sb)
+		return 0;
+	if (sa < sb)
+		return 1;
+	if ((sa >= 3 && !strncmp(na, "SyS", 3)) || (sa >= 10 && !strncmp(na, "compat_SyS", 10)))
+		return 1;
+	return 0;
+}
+
+/* symbols__fixup_duplicate() */
+static void sim_fixup_duplicate(struct sim *S)
+{
+	uint32_t nd = rbs_first(&S->t), curr, next;
+
+	while (nd) {
+		curr = nd;
+again:
+		nd = rbs_next(&S->t, curr);
+		next = nd;
+		if (!nd)
+			break;
+		if (S->t.n[curr].start != S->t.n[next].start)
+			continue;
+		if (sim_choose(S, curr, next) == 0) {
+			rbs_erase(&S->t, next);
+			goto again;
+		} else {
+			nd = rbs_next(&S->t, curr);
+			rbs_erase(&S->t, curr);
+		}
+	}
+}
+
+/* Entry order of insertion: .symtab by index, then .dynsym by index. */
+static int ins_less(const struct symidx_entry *e, uint32_t a, uint32_t b)
+{
+	if (e[a].table != e[b].table)
+		return e[a].table < e[b].table;
+	return e[a].idx < e[b].idx;
+}
+
+static void ins_sift(const struct symidx_entry *e, uint32_t *p, size_t root, size_t n)
+{
+	for (;;) {
+		size_t c = 2 * root + 1;
+		uint32_t t;
+
+		if (c >= n)
+			return;
+		if (c + 1 < n && ins_less(e, p[c], p[c + 1]))
+			c++;
+		if (!ins_less(e, p[root], p[c]))
+			return;
+		t = p[root]; p[root] = p[c]; p[c] = t;
+		root = c;
+	}
+}
+
+static void ins_sort(const struct symidx_entry *e, uint32_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = n / 2; i-- > 0;)
+		ins_sift(e, p, i, n);
+	for (i = n; i-- > 1;) {
+		uint32_t t = p[0];
+
+		p[0] = p[i]; p[i] = t;
+		ins_sift(e, p, 0, i);
+	}
+}
+
+/*
+ * sim_run - replay perf's load of the symbols kept in @keep (NULL: all) and
+ * write perf's answer for each address into @ans (node id: table << 32 | idx,
+ * SIM_PLT | k for the k-th PLT symbol, SIM_NULL). Scratch memory is a memfd
+ * mapping, not heap. Returns 0, 1 if a duplicate choice depends on demangled
+ * names, or -errno.
+ */
+static int sim_run(const struct symidx *idx, const struct symidx_src *src,
+		   const struct symidx_layout *lay, uint8_t *const keep[2],
+		   const uint64_t *addrs, size_t naddrs, uint64_t *ans, uint64_t *ans_start)
+{
+	struct sim S = { .idx = idx, .src = src };
+	const struct symidx_entry *e = idx->entries;
+	uint32_t nk = 0, i, nodes, *perm, nr[2] = { 0, 0 }, k;
+	size_t a;
+	int fd, t;
+
+	for (i = 0; i < idx->nentries; i++)
+		if (!keep || BIT_TEST(keep[e[i].table], e[i].idx))
+			nk++;
+	nodes = nk + (lay->plt_ok ? lay->nplt_rel : 0) + 1;
+	S.map_size = (size_t)nodes * sizeof(struct rbs_node) + (size_t)nk * sizeof(uint32_t) + 64;
+	fd = memfd_create("symlazy-sim", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)S.map_size) < 0) {
+		close(fd);
+		return -ENOMEM;
+	}
+	S.map = mmap(NULL, S.map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (S.map == MAP_FAILED)
+		return -ENOMEM;
+	S.t.n = S.map;
+	S.t.root = 0;
+	perm = (uint32_t *)(S.t.n + nodes);
+	for (i = 0, k = 0; i < idx->nentries; i++)
+		if (!keep || BIT_TEST(keep[e[i].table], e[i].idx))
+			perm[k++] = i;
+	ins_sort(e, perm, nk);
+
+	for (t = 0, k = 0; t < 2; t++) {
+		for (; k < nk && e[perm[k]].table == (uint32_t)t; k++) {
+			const struct symidx_entry *E = &e[perm[k]];
+			struct rbs_node *N = &S.t.n[k + 1];
+			Elf_Data *tab = t ? src->dynsym : src->symtab;
+			GElf_Sym sym;
+
+			N->start = E->start;
+			N->end = E->size ? E->start + E->size : E->start;
+			N->id = ((uint64_t)E->table << 32) | E->idx;
+			N->aux = tab && src->ops->gelf_getsym(tab, (int)E->idx, &sym) ? GELF_ST_BIND(sym.st_info) : 0;
+			rbs_insert(&S.t, k + 1);
+			nr[t]++;
+		}
+		if (nr[t]) {
+			rbs_fixup_end(&S.t);
+			sim_fixup_duplicate(&S);
+		}
+	}
+	if (lay->plt_ok && nr[0] + nr[1] > 0) {
+		for (i = 0; i < lay->nplt_rel; i++) {
+			struct rbs_node *N = &S.t.n[nk + 1 + i];
+
+			N->start = lay->plt_first + (uint64_t)i * lay->plt_entsize;
+			N->end = lay->plt_entsize ? N->start + lay->plt_entsize : N->start;
+			N->id = SIM_PLT | i;
+			rbs_insert(&S.t, nk + 1 + i);
+		}
+	}
+	for (a = 0; a < naddrs; a++) {
+		uint32_t x = rbs_find(&S.t, addrs[a]);
+
+		ans[a] = x ? S.t.n[x].id : SIM_NULL;
+		if (ans_start)
+			ans_start[a] = x ? S.t.n[x].start : 0;
+	}
+	munmap(S.map, S.map_size);
+	return S.uncertain ? 1 : 0;
+}
+
 int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
+		  const struct symidx_src *src,
 		  const uint64_t *addrs, size_t naddrs,
 		  uint8_t *keep_symtab, uint8_t *keep_dynsym,
 		  uint32_t *kept_groups, char *why, size_t whysz)
 {
-	uint8_t *kept;
+	uint8_t *kept, *keep[2] = { keep_symtab, keep_dynsym };
 	uint32_t *stack = NULL, sp = 0, cap = 0, nk = 0, i;
-	size_t a;
-	int ret = 0;
+	uint64_t *full = NULL, *fstart = NULL, *red = NULL;
+	size_t a, namb = 0, first_amb = 0;
+	int ret = 0, r;
 
 	*kept_groups = 0;
 	if (idx->unmodelable) {
@@ -649,17 +925,50 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 
 	for (a = 0; a < naddrs; a++) {
 		uint32_t g = SYMIDX_NONE;
-		int r = answer(idx, lay, addrs[a], &g);
 
-		if (r < 0) {
-			snprintf(why, whysz, "address %#llx %s", (unsigned long long)addrs[a],
-				 in_plt(lay, addrs[a], addrs[a]) ? "is in the PLT" :
-				 "is covered by overlapping symbols");
+		r = answer(idx, lay, addrs[a], &g);
+		if (r < 0 && !namb++)
+			first_amb = a;
+		if (r == 1)
+			PUSH(g);
+	}
+	if (namb) {
+		/* rule 2: replay perf's full tree for the shape-dependent answers */
+		snprintf(why, whysz, "address %#llx %s", (unsigned long long)addrs[first_amb],
+			 in_plt(lay, addrs[first_amb], addrs[first_amb]) ? "is in the PLT" :
+			 "is covered by overlapping symbols");
+		if (!src) {
 			ret = 1;
 			goto out;
 		}
-		if (r == 1)
-			PUSH(g);
+		full = malloc(naddrs * sizeof(*full));
+		fstart = malloc(naddrs * sizeof(*fstart));
+		if (!full || !fstart) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		r = sim_run(idx, src, lay, NULL, addrs, naddrs, full, fstart);
+		if (r != 0) {
+			if (r > 0)
+				snprintf(why + strlen(why), whysz - strlen(why), "; duplicate choice needs demangled names");
+			ret = r < 0 ? r : 1;
+			goto out;
+		}
+		for (a = 0; a < naddrs; a++) {
+			uint32_t g = SYMIDX_NONE;
+
+			r = answer(idx, lay, addrs[a], &g);
+			if (r < 0) {
+				if (full[a] != SIM_NULL && !(full[a] & SIM_PLT))
+					PUSH(pred_group(idx, fstart[a]));
+			} else if ((r == 0) != (full[a] == SIM_NULL) ||
+				   (r == 1 && (full[a] & SIM_PLT || fstart[a] != idx->groups[g].start))) {
+				/* the replay must agree with every proven answer */
+				snprintf(why, whysz, "tree replay disagrees at %#llx", (unsigned long long)addrs[a]);
+				ret = 1;
+				goto out;
+			}
+		}
 	}
 	if (!nk)
 		PUSH(0);        /* rule 4: perf's ret > 0 so PLT synthesis still runs */
@@ -687,9 +996,38 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 				BIT_SET(keep_dynsym, E->idx);
 		}
 	}
+	if (namb) {
+		/* rule 2, second half: the reduced tree must answer like the full one */
+		red = malloc(naddrs * sizeof(*red));
+		if (!red) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		r = sim_run(idx, src, lay, keep, addrs, naddrs, red, NULL);
+		if (r != 0) {
+			ret = r < 0 ? r : 1;
+			goto out;
+		}
+		for (a = 0; a < naddrs; a++) {
+			if (red[a] != full[a]) {
+				snprintf(why, whysz, "address %#llx: reduced tree answers differently",
+					 (unsigned long long)addrs[a]);
+				ret = 1;
+				goto out;
+			}
+		}
+		why[0] = '\0';
+	}
 	*kept_groups = nk;
 #undef PUSH
 out:
+	if (ret != 0) {
+		memset(keep_symtab, 0, (idx->nsymtab + 7) / 8);
+		memset(keep_dynsym, 0, (idx->ndynsym + 7) / 8);
+	}
+	free(full);
+	free(fstart);
+	free(red);
 	free(stack);
 	free(kept);
 	return ret;

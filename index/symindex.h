@@ -43,6 +43,12 @@ struct symidx_layout {          /* facts about the runtime ELF of the DSO */
 	 * file's section is SHT_NOBITS (separate debug files) */
 	uint64_t sec_addr[SYMIDX_MAX_SECS], sec_off[SYMIDX_MAX_SECS];
 	unsigned nsecs;
+	/* PLT synthesis (symbol-elf.c dso__synthesize_plt_symbols): .rela.plt or
+	 * .rel.plt linked to .dynsym, and .plt: nplt_rel symbols of plt_entsize
+	 * bytes from plt_first = .plt sh_offset + one header entry */
+	int plt_ok;
+	uint64_t plt_first, plt_entsize;
+	uint32_t nplt_rel;
 };
 
 struct symidx_entry {           /* one candidate symbol */
@@ -80,6 +86,8 @@ struct symidx_src {
 	const struct elf_ops *ops;
 	Elf *elf;                   /* the symbol file being scanned */
 	Elf_Data *symtab, *dynsym;  /* either may be NULL */
+	Elf_Data *symtab_str, *dynsym_str; /* their string tables (names for perf's
+					    * duplicate choice in the simulation) */
 	uint32_t nsymtab, ndynsym;
 	const struct symidx_layout *layout;
 	const unsigned char *build_id; size_t build_id_len;
@@ -105,11 +113,14 @@ int symindex_layout(const struct elf_ops *ops, Elf *elf, struct symidx_layout *l
  * zeroed by the caller) with the members of every group that must be kept so
  * perf answers each address exactly as with the full table:
  *   rule 1 (answer): the group T with the greatest start <= A is kept if it
- *          surely contains A (A == start or A < min_end);
- *   rule 2 (proof): if an earlier group may contain A (pmax > A), or T may or
- *          may not contain it (min_end <= A < max_end), or A or T's range
- *          touches a PLT section, the answer depends on rb-tree shape or on
- *          PLT synthesis: return 1 (= pass the full table) with @why set;
+ *          surely contains A (A == start or A < min_end), no earlier group
+ *          may contain A (pmax <= A) and no PLT symbol starts in (T.start, A]:
+ *          then T is the only containing node on every search path;
+ *   rule 2 (shape): otherwise (overlaps, PLT) the answer depends on the rb-tree
+ *          shape: with @src, perf's full tree is replayed (rbsim.h) to get its
+ *          answer, that symbol's group is kept, and the reduced tree is
+ *          replayed too; every address must get the same symbol from both,
+ *          else (or without @src) return 1 (= pass the full table);
  *   rule 3 (ends): a kept group with a zero-size .symtab member keeps its
  *          next .symtab group, one with a zero-size .dynsym member its next
  *          group, recursively (perf's fixup_end uses the in-order successor);
@@ -119,6 +130,7 @@ int symindex_layout(const struct elf_ops *ops, Elf *elf, struct symidx_layout *l
  * @kept_groups gets the number of groups kept.
  */
 int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
+		  const struct symidx_src *src,
 		  const uint64_t *addrs, size_t naddrs,
 		  uint8_t *keep_symtab, uint8_t *keep_dynsym,
 		  uint32_t *kept_groups, char *why, size_t whysz);

@@ -712,15 +712,24 @@ static uint64_t file_key(const struct elf_ent *e)
 	return e->have_st ? k : 0;
 }
 
-static Elf_Data *table_data(Elf *elf, const char *name, Elf64_Word type, uint32_t *n)
+/* The table @name of @elf, its entry count and its string table (sh_link). */
+static Elf_Data *table_data(Elf *elf, const char *name, Elf64_Word type, uint32_t *n, Elf_Data **str)
 {
 	Elf_Scn *scn;
 	GElf_Shdr sh;
+	size_t shnum = 0;
 
 	*n = 0;
+	*str = NULL;
 	if (!section_named(elf, name, &scn, &sh) || sh.sh_type != type || !sh.sh_entsize)
 		return NULL;
 	*n = (uint32_t)(sh.sh_size / sh.sh_entsize);
+	if (real_ops.elf_getshdrnum(elf, &shnum) == 0 && sh.sh_link && sh.sh_link < shnum) {
+		Elf_Scn *ss = real_ops.elf_getscn(elf, sh.sh_link);
+
+		if (ss)
+			*str = real_ops.elf_getdata(ss, NULL);
+	}
 	return real_ops.elf_getdata(scn, NULL);
 }
 
@@ -752,8 +761,8 @@ static void make_lazy_plan(struct elf_ent *e)
 	memset(&src, 0, sizeof(src));
 	src.ops = &real_ops;
 	src.elf = e->elf;
-	src.symtab = table_data(e->elf, ".symtab", SHT_SYMTAB, &nsym);
-	src.dynsym = table_data(e->elf, ".dynsym", SHT_DYNSYM, &ndyn);
+	src.symtab = table_data(e->elf, ".symtab", SHT_SYMTAB, &nsym, &src.symtab_str);
+	src.dynsym = table_data(e->elf, ".dynsym", SHT_DYNSYM, &ndyn, &src.dynsym_str);
 	src.nsymtab = nsym;
 	src.ndynsym = ndyn;
 	src.layout = &lay;
@@ -774,7 +783,7 @@ static void make_lazy_plan(struct elf_ent *e)
 		snprintf(e->reason, sizeof(e->reason), "out of memory");
 		goto out;
 	}
-	r = symindex_plan(&idx, &lay, dso->addrs, dso->nr_addrs, e->keep[0], e->keep[1],
+	r = symindex_plan(&idx, &lay, &src, dso->addrs, dso->nr_addrs, e->keep[0], e->keep[1],
 			  &e->kept_groups, e->reason, sizeof(e->reason));
 	if (r == 0)
 		e->plan_mode = PM_LAZY;

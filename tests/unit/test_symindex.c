@@ -138,7 +138,7 @@ struct plan {
 static void plan_for(const struct symidx *idx, const uint64_t *a, size_t n, struct plan *p)
 {
 	memset(p, 0, sizeof(*p));
-	p->ret = symindex_plan(idx, &lay, a, n, p->ks, p->kd, &p->groups, p->why, sizeof(p->why));
+	p->ret = symindex_plan(idx, &lay, NULL, a, n, p->ks, p->kd, &p->groups, p->why, sizeof(p->why));
 }
 
 static int nbits(const uint8_t *b, size_t n)
