@@ -65,4 +65,13 @@ case "$mode" in
 lazy*) pass "plt-binary-stays-lazy ($mode)";;
 *) failt "plt-binary-stays-lazy: $mode";;
 esac
+# SYMLAZY_ADDRS: the same keep-set from a plain address list (any tool)
+"$ROOT/build/bin/symlazy-addrs" -i plt.data -o addrs.txt 2>/dev/null
+if SYMLAZY_LAZY=off SYMLAZY_ADDRS=$T/addrs.txt SYMLAZY_STATS=$T/a.json LD_PRELOAD=$SO perf script -i plt.data 2>/dev/null | cmp -s - stock.txt &&
+   grep -q '"lazy":"on"' a.json; then pass "addrs-file-identical ($(grep -vc '^#' addrs.txt) addresses)"
+else failt "addrs-file-identical"; fi
+echo 'not a build-id line' > bad.txt
+n=$(SYMLAZY_ADDRS=$T/bad.txt LD_PRELOAD=$SO perf script -i plt.data 2>&1 >bad.out | grep -c '^symlazy: cannot use SYMLAZY_ADDRS')
+if [ "$n" = 1 ] && cmp -s bad.out stock.txt; then pass "addrs-file-bad: one warning line, stock output"
+else failt "addrs-file-bad: $n warning lines"; fi
 exit $fail
