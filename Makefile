@@ -73,3 +73,4 @@ install: $(SO)
 
 clean:
 	rm -rf $(B)
+-include mk/robust.mk
