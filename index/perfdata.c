@@ -982,6 +982,7 @@ static int process_stream(struct rd *r, const unsigned char *in, size_t len, uin
 			return -EINVAL;
 		}
 		r->dlen += ob.pos;
+		r->res.decompressed_bytes += ob.pos;
 		if ((ret = drain_dbuf(r, off)) < 0)
 			return ret;
 		/* Done when all input is consumed and zstd had room to spare
@@ -1594,6 +1595,7 @@ int perfdata_read(const char *path, const struct elf_ops *ops, struct pd_result 
 		goto out;
 	if ((rc = read_build_ids(&r, feat, data)) < 0)
 		goto out;
+	r.res.data_bytes = data.size;
 	if ((rc = read_data(&r, data)) < 0)
 		goto out;
 	if ((rc = resolve_all(&r)) < 0 || (rc = build_result(&r, ops)) < 0)

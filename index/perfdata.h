@@ -56,6 +56,9 @@ struct pd_result {
 	 * them too: "unknown sample id"); nr_user_ips counts collected user
 	 * IPs with repeats (sample ip, callchain, branch from/to, addr). */
 	uint64_t nr_skipped_samples;
+	/* Added: bytes of the data section, and bytes decompressed from
+	 * COMPRESSED records (for throughput statistics). */
+	uint64_t data_bytes, decompressed_bytes;
 };
 
 /*

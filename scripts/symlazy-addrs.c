@@ -126,7 +126,9 @@ int main(int argc, char **argv)
 		       res.nr_records, res.nr_samples, res.nr_skipped_samples,
 		       res.nr_unknown_records, res.nr_user_ips);
 		print_flags(stdout, res.flags);
-		printf("read-time: %.3f s\n", secs);
+		printf("read-time: %.3f s  data: %.1f MB  decompressed: %.1f MB  (%.0f MB/s of records)\n",
+		       secs, res.data_bytes / 1e6, res.decompressed_bytes / 1e6,
+		       secs > 0 ? (res.data_bytes + res.decompressed_bytes) / 1e6 / secs : 0.0);
 		printf("dsos: %zu\n", res.nr_dsos);
 		for (i = 0; i < res.nr_dsos; i++) {
 			const struct pd_dso *d = &res.dsos[i];
