@@ -34,7 +34,7 @@ $(B)/lib/%.o: %.c $(HDRS)
 # The shim exports only the interposed libelf names (SYMLAZY_EXPORT); it does
 # not link libelf: real functions are found at run time (shim/real.c).
 $(SO): $(patsubst %.c,$(B)/so/%.o,$(SHIM_SRC) $(INDEX_SRC))
-	$(CC) -shared -Wl,-z,defs -Wl,-z,now -o $@ $^ $(LIBS)
+	$(CC) -shared -Wl,-z,defs -Wl,-z,now -Wl,--exclude-libs,ALL -o $@ $^ -liberty $(LIBS)
 
 $(INDEX_A): $(patsubst %.c,$(B)/lib/%.o,$(INDEX_SRC) index/elfops_direct.c)
 	@rm -f $@
@@ -42,11 +42,11 @@ $(INDEX_A): $(patsubst %.c,$(B)/lib/%.o,$(INDEX_SRC) index/elfops_direct.c)
 
 $(B)/tests/%: tests/unit/%.c $(INDEX_A) $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(INDEX_A) -lcmocka -lelf $(LIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(INDEX_A) -lcmocka -lelf -liberty $(LIBS)
 
 $(B)/bin/%: scripts/%.c $(INDEX_A) $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(INDEX_A) -lelf $(LIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(INDEX_A) -lelf -liberty $(LIBS)
 
 unit: $(UNIT_BIN)
 

@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <libiberty/demangle.h>
 #include "rbsim.h"
 #include "symindex.h"
 
@@ -683,13 +684,34 @@ static const char *sim_name(const struct sim *S, uint64_t id)
 	return (const char *)str->d_buf + sym.st_name;
 }
 
-/* Could perf's demangler (libiberty cplus_demangle, Rust/OCaml/Java
- * post-processing) rewrite this name? Then raw names cannot stand in for the
- * names perf compares. */
-static int maybe_mangled(const char *n)
+/*
+ * The name perf stores for @raw (tools/perf/util/symbol-elf.c demangle_sym):
+ * libiberty's cplus_demangle - the library perf 6.1 links statically - and,
+ * if that fails, the OCaml and Java demanglers; if it succeeds, in-place
+ * legacy-Rust hash stripping. The last three are not mirrored: when they
+ * could apply, *@uncertain is set. Returns a malloc'ed name or NULL (= raw).
+ */
+static char *perf_name(const char *raw, int mode, int *uncertain)
 {
-	return (n[0] == '_' && (n[1] == 'Z' || n[1] == 'R' || n[1] == 'D')) || !strncmp(n, "caml", 4) ||
-	       strchr(n, '$') != NULL;
+	char *d;
+	size_t n;
+
+	if (mode == SYMIDX_DEM_NONE)
+		return NULL;
+	if (mode == SYMIDX_DEM_UNKNOWN) {
+		*uncertain = 1;
+		return NULL;
+	}
+	d = cplus_demangle(raw, mode == SYMIDX_DEM_VERBOSE ? DMGL_PARAMS | DMGL_ANSI : DMGL_NO_OPTS);
+	if (!d) {
+		if (!strncmp(raw, "caml", 4) || strchr(raw, ')'))
+			*uncertain = 1;     /* ocaml_demangle_sym / java_demangle_sym */
+		return NULL;
+	}
+	n = strlen(d);
+	if (n > 19 && !strncmp(d + n - 19, "::h", 3) && strspn(d + n - 16, "0123456789abcdef") == 16)
+		*uncertain = 1;             /* rust_is_mangled(): rust_demangle_sym */
+	return d;
 }
 
 static int underscores(const char *n)
@@ -701,14 +723,14 @@ static int underscores(const char *n)
 	return c;
 }
 
+static int choose_names(const char *na, const char *nb);
+
 /* choose_best_symbol() of tools/perf/util/symbol.c: 0 = keep a, 1 = keep b. */
 static int sim_choose(struct sim *S, uint32_t a, uint32_t b)
 {
 	const struct rbs_node *A = &S->t.n[a], *B = &S->t.n[b];
 	int64_t la = (int64_t)(A->end - A->start), lb = (int64_t)(B->end - B->start);
 	const char *na, *nb;
-	int ua, ub;
-	size_t sa, sb;
 
 	if (lb == 0 && la > 0)
 		return 0;
@@ -728,10 +750,27 @@ static int sim_choose(struct sim *S, uint32_t a, uint32_t b)
 		S->uncertain = 1;
 		return 0;
 	}
-	if (strcmp(na, nb) && (maybe_mangled(na) || maybe_mangled(nb))) {
-		S->uncertain = 1;
-		return 0;
+	if (strcmp(na, nb)) {
+		int unc = 0, r;
+		char *da = perf_name(na, S->src->demangle, &unc);
+		char *db = perf_name(nb, S->src->demangle, &unc);
+
+		r = unc ? 0 : choose_names(da ? da : na, db ? db : nb);
+		if (unc)
+			S->uncertain = 1;
+		free(da);
+		free(db);
+		return r;
 	}
+	return choose_names(na, nb);
+}
+
+/* The name rules of choose_best_symbol(): 0 = keep a, 1 = keep b. */
+static int choose_names(const char *na, const char *nb)
+{
+	int ua, ub;
+	size_t sa, sb;
+
 	ua = underscores(na);
 	ub = underscores(nb);
 	if (ub > ua)

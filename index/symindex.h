@@ -29,6 +29,14 @@
 #define SYMIDX_MAX_SECS 128
 #define SYMIDX_NONE 0xffffffffu
 
+/* perf's demangling of user symbol names (symbol-elf.c demangle_sym):
+ * cplus_demangle(name, verbose ? DMGL_PARAMS|DMGL_ANSI : DMGL_NO_OPTS)
+ * unless --no-demangle. UNKNOWN makes every name-dependent choice uncertain. */
+#define SYMIDX_DEM_UNKNOWN 0
+#define SYMIDX_DEM_NONE    1
+#define SYMIDX_DEM_NOOPTS  2
+#define SYMIDX_DEM_VERBOSE 3
+
 struct symidx_load {            /* one runtime PT_LOAD */
 	uint64_t vaddr, offset, size; /* size = max(p_memsz, p_filesz) */
 };
@@ -88,6 +96,7 @@ struct symidx_src {
 	Elf_Data *symtab, *dynsym;  /* either may be NULL */
 	Elf_Data *symtab_str, *dynsym_str; /* their string tables (names for perf's
 					    * duplicate choice in the simulation) */
+	int demangle;               /* how perf demangles names: SYMIDX_DEM_* */
 	uint32_t nsymtab, ndynsym;
 	const struct symidx_layout *layout;
 	const unsigned char *build_id; size_t build_id_len;

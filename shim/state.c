@@ -94,6 +94,7 @@ static int n_exe_text;
 static struct pd_result addrs;       /* lazy address sets */
 static int lazy_on;
 static int cache_dirfd = -1;
+static int dem_mode = SYMIDX_DEM_NOOPTS; /* how this perf demangles (its -v, --no-demangle) */
 static char start_mntns[64];         /* mount namespace at start-up */
 
 static void warnx_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -283,6 +284,14 @@ static int lazy_target(char *input, size_t n, char *why, size_t whysz)
 			in = args[i] + 8;
 		} else if (!strncmp(args[i], "-i", 2) && args[i][2]) {
 			in = args[i] + 2;
+		} else if (!strcmp(args[i], "--no-demangle")) {
+			dem_mode = SYMIDX_DEM_NONE;
+		} else if (!strcmp(args[i], "--demangle")) {
+			dem_mode = SYMIDX_DEM_NOOPTS;
+		} else if (!strcmp(args[i], "--verbose") ||
+			   (args[i][0] == '-' && args[i][1] == 'v' && strspn(args[i] + 1, "v") == strlen(args[i] + 1))) {
+			if (dem_mode != SYMIDX_DEM_NONE)
+				dem_mode = SYMIDX_DEM_VERBOSE;
 		} else if (!strcmp(args[i], "--")) {
 			break;
 		}
@@ -770,6 +779,7 @@ static void make_lazy_plan(struct elf_ent *e)
 	src.build_id_len = (size_t)e->bid_len;
 	src.cache_dirfd = cache_dirfd;
 	src.file_key = file_key(e);
+	src.demangle = dem_mode;
 	r = symindex_open(&src, &idx);
 	if (r < 0) {
 		snprintf(e->reason, sizeof(e->reason), "index build failed: %s", strerror(-r));
