@@ -1,0 +1,382 @@
+#!/bin/sh
+# corpus.sh - exactness corpus (issue 3, item 5): small C/C++/Rust/asm programs
+# (tests/corpus/) are recorded with stock `perf record`, then `perf script`,
+# `perf report --stdio` and `perf annotate --stdio <hot symbol>` run with and
+# without LD_PRELOAD=build/libsymlazy.so (lazy mode: SYMLAZY_LAZY unset = auto).
+# stdout must be byte-identical (cmp; nothing is filtered), and so must the
+# exit status. The SYMLAZY_STATS document of the shim's `perf script` run must
+# show, for the case's main DSO(s), scan mode "lazy" with 0 < passed <
+# scanned/2 (the kept set is what the samples need, not the table), or - for
+# the PLT-stub, ifunc and overlapping-symbol cases only - a documented
+# fallback reason; the DWARF case must have lazy mode off with a DWARF reason.
+# DSO scans that were not lazy are listed as INFO lines with their reason.
+#
+# Cases: C PIE without/with -g, non-PIE, shared library, dlopen (and
+# dlclose+reload at another address), stripped binaries with .gnu_debuglink
+# debug files (next to the binary, in .debug/), C++ (templates, namespaces,
+# lambdas, ctor/dtor aliases; --no-demangle, -v), Rust, zero-size asm
+# symbols, a label nested in a hot function, aliases/weak symbols, ifunc, PLT
+# stubs, pthreads (+ -z compression), a text mapping split by mprotect,
+# fork+exec, two processes of one PIE, two files with one build-id, attach
+# (-p), -B, --buildid-mmap, a sample group with PERF_SAMPLE_READ, page-fault
+# data addresses (perf script -F addr), DWARF callchains.
+#
+# Both perf runs get tests/corpus/fixtime.c preloaded: perf seeds random()
+# with time(NULL) and perf report prints a random "# (Tip: ...)" line, so a
+# fixed time makes stock output reproducible without filtering any line.
+# Each case gets a fresh SYMLAZY_CACHE_DIR; its first shim run (perf report)
+# builds the symbol indexes, the later ones read them back.
+#
+# Build products, recordings and outputs: build/corpus/ (HOME=build/corpus/home
+# for record and for the analysis runs, so ~/.debug is the test's own).
+# Prints PASS:/FAIL:/SKIP:/INFO: lines; exits 1 on any failure.
+# Env: SYMLAZY_ROOT (repo root), PERF (perf binary, default perf from PATH),
+#      SYMLAZY_SO (shim to test, default build/libsymlazy.so; a copy is used so
+#      a rebuild during the run cannot mix two versions),
+#      CORPUS_SECS (recording length per program, default 0.3),
+#      CORPUS_CASES (space-separated subset of case names, default all).
+set -u
+ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+SO=${SYMLAZY_SO:-$ROOT/build/libsymlazy.so}
+SRC=$ROOT/tests/corpus
+B=$ROOT/build/corpus
+BIN=$B/bin
+DATA=$B/data
+OUT=$B/out
+PERF=${PERF:-perf}
+SECS=${CORPUS_SECS:-0.3}
+FREQ=2000
+CC=${CC:-cc}
+CXX=${CXX:-c++}
+CFLAGS="-O2 -g -fno-omit-frame-pointer -I$SRC"
+PY=$(command -v python3 || true)
+failed=0
+t0=$(date +%s)
+
+pass() { echo "PASS: $*"; }
+fail() { echo "FAIL: $*"; failed=1; }
+skip() { echo "SKIP: $*"; }
+info() { echo "INFO: $*"; }
+
+unset SYMLAZY_MMAP SYMLAZY_MAX_BYTES SYMLAZY_LAZY SYMLAZY_HIDE_ALL SYMLAZY_STATS SYMLAZY_DISABLE \
+	SYMLAZY_ADDRS SYMLAZY_CACHE_DIR SYMLAZY_INHERIT SYMLAZY_VERBOSE XDG_CACHE_HOME PERF_CONFIG \
+	LD_BIND_NOW
+command -v "$PERF" >/dev/null 2>&1 || { skip "corpus: perf not installed"; exit 0; }
+[ -f "$SO" ] || { fail "corpus: $SO missing (run make)"; exit 1; }
+command -v "$CC" >/dev/null 2>&1 || { skip "corpus: no C compiler ($CC)"; exit 0; }
+
+# one run at a time per tree (the runner may be started by several people)
+mkdir -p "$ROOT/build" || exit 1
+if command -v flock >/dev/null 2>&1; then
+	exec 9>"$ROOT/build/corpus.lock"
+	flock -w 900 9 || { fail "corpus: build/corpus.lock is held by another run"; exit 1; }
+fi
+rm -rf "$B"
+mkdir -p "$BIN" "$DATA" "$OUT" "$B/home" "$B/cache" "$B/lib" || exit 1
+cp "$SO" "$B/lib/libsymlazy.so" || exit 1
+SO=$B/lib/libsymlazy.so
+cd "$ROOT" || exit 1
+
+# ---- build ---------------------------------------------------------------
+# build NAME cmd...: run a compiler command, FAIL build/NAME on error
+build() {
+	_n=$1
+	shift
+	if ! "$@" >"$B/build-$_n.log" 2>&1; then
+		fail "build/$_n: $*"
+		sed -n 1,15p "$B/build-$_n.log"
+		return 1
+	fi
+}
+build fixtime $CC -O2 -shared -fPIC -o "$B/lib/fixtime.so" "$SRC/fixtime.c" || exit 1
+FIXT=$B/lib/fixtime.so
+build basic $CC $CFLAGS -o "$BIN/basic" "$SRC/basic.c"
+build nopie $CC $CFLAGS -no-pie -DCORPUS_TAG='"nopie"' -o "$BIN/nopie" "$SRC/basic.c"
+build shlib $CC $CFLAGS -shared -fPIC -o "$BIN/libcorpus_shlib.so" "$SRC/shlib.c" &&
+	build shlib_main $CC $CFLAGS -o "$BIN/shlib_main" "$SRC/shlib_main.c" -L"$BIN" -lcorpus_shlib \
+		-Wl,-rpath,'$ORIGIN'
+build dl $CC $CFLAGS -shared -fPIC -o "$BIN/libcorpus_dl.so" "$SRC/dl.c"
+build dl_main $CC $CFLAGS -o "$BIN/dl_main" "$SRC/dl_main.c" -ldl
+# stripped binaries whose symbols come from a separate debug file found via
+# .gnu_debuglink: (a) next to the binary, (b) in .debug/ beside it. Own
+# CORPUS_TAG so their build-ids are not those of other cases' binaries.
+mkdir -p "$B/strip-next" "$B/strip-dotdebug/.debug"
+stripped() { # DIR DEBUGFILE TAG
+	build "strip-$3" $CC $CFLAGS -DCORPUS_TAG="\"$3\"" -o "$1/stripped" "$SRC/basic.c" &&
+		build "strip-$3-debug" objcopy --only-keep-debug "$1/stripped" "$2" &&
+		build "strip-$3-strip" objcopy --strip-all "$1/stripped" &&
+		build "strip-$3-link" objcopy --add-gnu-debuglink="$2" "$1/stripped"
+}
+stripped "$B/strip-next" "$B/strip-next/stripped.debug" next
+stripped "$B/strip-dotdebug" "$B/strip-dotdebug/.debug/stripped.debug" dotdebug
+HAVE_CXX=0
+if command -v "$CXX" >/dev/null 2>&1; then
+	build cxx $CXX $CFLAGS -o "$BIN/cxx" "$SRC/cxx.cpp" && HAVE_CXX=1
+fi
+# (compilers run with the caller's HOME: rustup finds its toolchain there)
+HAVE_RUST=0
+if command -v rustc >/dev/null 2>&1 && rustc --version >/dev/null 2>&1; then
+	build rust rustc -C force-frame-pointers=yes -C opt-level=1 -o "$BIN/rust" "$SRC/rust.rs" && HAVE_RUST=1
+fi
+build zerosize $CC $CFLAGS -o "$BIN/zerosize" "$SRC/zerosize_main.c" "$SRC/zerosize.s"
+build overlap $CC $CFLAGS -o "$BIN/overlap" "$SRC/overlap_main.c" "$SRC/overlap.s"
+build alias $CC $CFLAGS -rdynamic -o "$BIN/alias" "$SRC/alias.c"
+build ifunc $CC $CFLAGS -o "$BIN/ifunc" "$SRC/ifunc.c"
+build plt $CC $CFLAGS -fno-builtin -Wl,-z,lazy -o "$BIN/plt" "$SRC/plt.c"
+build threads $CC $CFLAGS -pthread -o "$BIN/threads" "$SRC/threads.c"
+build forkexec $CC $CFLAGS -o "$BIN/forkexec" "$SRC/forkexec.c"
+build split $CC $CFLAGS -o "$BIN/split" "$SRC/split.c"
+info "corpus: built in $(($(date +%s) - t0))s"
+# perf record fills ~/.debug and perf script/report read it: one private HOME
+export HOME=$B/home
+
+# perf record must work here at all
+if ! "$PERF" record -q -F "$FREQ" -o "$DATA/probe.data" -- true >"$OUT/probe.log" 2>&1; then
+	sed -n 1,5p "$OUT/probe.log"
+	skip "corpus: perf record does not work here (permissions / perf_event_paranoid / container)"
+	exit 0
+fi
+HAVE_OBJDUMP=0
+command -v objdump >/dev/null 2>&1 && HAVE_OBJDUMP=1
+[ -n "$PY" ] || info "corpus: no python3, stats checks are skipped"
+
+bid() { readelf -n "$1" 2>/dev/null | sed -n 's/.*Build ID: *//p' | head -1; }
+
+want() { # CASE: is this case selected (CORPUS_CASES)?
+	[ -z "${CORPUS_CASES:-}" ] && return 0
+	case " $CORPUS_CASES " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
+# record CASE "perf record options" cmd...: writes $DATA/CASE.data
+record() {
+	_c=$1 _o=$2 _f="-F $FREQ"
+	shift 2
+	case " $_o " in *" -c "*) _f= ;; esac   # a fixed period instead of -F
+	# shellcheck disable=SC2086
+	if "$PERF" record -q $_f $_o -o "$DATA/$_c.data" -- "$@" >"$OUT/$_c.record.log" 2>&1 &&
+		[ -s "$DATA/$_c.data" ]; then
+		return 0
+	fi
+	fail "$_c/record: perf record $_o -- $*"
+	sed -n 1,10p "$OUT/$_c.record.log"
+	return 1
+}
+
+# compare CASE TOOL perf-args...: stock vs shim, stdout byte for byte
+compare() {
+	_c=$1 _t=$2
+	shift 2
+	_o=$OUT/$_c.$_t
+	LD_PRELOAD=$FIXT "$PERF" "$@" >"$_o.stock" 2>"$_o.stock.err"
+	_rs=$?
+	LD_PRELOAD=$SO:$FIXT SYMLAZY_STATS=$_o.json SYMLAZY_CACHE_DIR=$B/cache/$_c \
+		"$PERF" "$@" >"$_o.shim" 2>"$_o.shim.err"
+	_rl=$?
+	if [ ! -s "$_o.stock" ]; then
+		fail "$_c/$_t: stock perf printed nothing (exit $_rs): perf $*"
+		sed -n 1,5p "$_o.stock.err"
+		return 1
+	fi
+	if [ ! -s "$_o.json" ]; then
+		fail "$_c/$_t: the shim wrote no stats (not loaded? crashed? exit $_rl)"
+		sed -n 1,5p "$_o.shim.err"
+		return 1
+	fi
+	if [ "$_rs" != "$_rl" ]; then
+		fail "$_c/$_t: exit status stock $_rs, shim $_rl: perf $*"
+		sed -n 1,5p "$_o.shim.err"
+		return 1
+	fi
+	if cmp -s "$_o.stock" "$_o.shim"; then
+		pass "$_c/$_t ($(wc -l <"$_o.stock") lines identical)"
+		return 0
+	fi
+	_nd=$(diff "$_o.stock" "$_o.shim" | grep -c '^[<>]')
+	fail "$_c/$_t: output differs ($_nd diff lines; stock < > shim): perf $*"
+	diff "$_o.stock" "$_o.shim" | head -12
+	grep -v '^# (Tip: ' "$_o.stock" >"$_o.stock.notip"
+	grep -v '^# (Tip: ' "$_o.shim" >"$_o.shim.notip"
+	if cmp -s "$_o.stock.notip" "$_o.shim.notip"; then
+		info "$_c/$_t: only the '# (Tip: ...)' line differs: perf's random() sequence was changed (time is fixed)"
+	fi
+	return 1
+}
+
+# hot_sym FILE PATTERN: first "[.] name" in a stock perf report matching PATTERN
+hot_sym() {
+	sed -n 's/^ *[0-9.]*%.*\[\.\] //p' "$1" | sed 's/ *$//' | grep -F -- "$2" | head -1
+}
+
+# stats CASE EXPECT MAIN...: see tests/corpus/stats_check.py
+stats() {
+	[ -n "$PY" ] || return 0
+	_c=$1
+	shift
+	"$PY" "$SRC/stats_check.py" "$_c" "$OUT/$_c.script.json" "$@" || failed=1
+}
+
+# analyse CASE ANNOTATE_PATTERN EXPECT "MAIN..." [perf script/report options]:
+# compares perf report, perf script and (when ANNOTATE_PATTERN is not "-")
+# perf annotate of the first reported symbol matching it; checks the stats
+analyse() {
+	_case=$1 _pat=$2 _exp=$3 _mains=$4 _extra=${5:-}
+	_d=$DATA/$_case.data
+	# shellcheck disable=SC2086
+	compare "$_case" report report --stdio $_extra -i "$_d"
+	# shellcheck disable=SC2086
+	compare "$_case" script script $_extra -i "$_d"
+	if [ "$_pat" = - ]; then
+		:
+	elif [ "$HAVE_OBJDUMP" = 1 ]; then
+		_sym=$(hot_sym "$OUT/$_case.report.stock" "$_pat")
+		if [ -z "$_sym" ]; then
+			fail "$_case/annotate: no symbol matching '$_pat' in the stock perf report"
+		else
+			compare "$_case" annotate annotate --stdio -i "$_d" -- "$_sym"
+		fi
+	else
+		skip "$_case/annotate: objdump not installed"
+	fi
+	# shellcheck disable=SC2086
+	stats "$_case" "$_exp" $_mains
+}
+
+# run_case CASE "record options" ANNOTATE_PATTERN EXPECT "MAIN..." cmd...
+# records cmd, then analyse
+run_case() {
+	_case=$1 _ropt=$2 _pat=$3 _exp=$4 _mains=$5
+	shift 5
+	want "$_case" || return 0
+	record "$_case" "$_ropt" "$@" || return 0
+	_x=
+	case $_ropt in *dwarf*) _x=--no-inline ;; esac
+	analyse "$_case" "$_pat" "$_exp" "$_mains" "$_x"
+}
+
+# ---- cases ---------------------------------------------------------------
+BASIC=$(bid "$BIN/basic")
+# C, PIE, without and with frame-pointer callchains
+run_case c-pie-nocg "" leaf_mul lazy "$BASIC" "$BIN/basic" "$SECS"
+run_case c-pie-fp "-g" leaf_xorshift lazy "$BASIC" "$BIN/basic" "$SECS"
+if want c-pie-fp && [ -s "$DATA/c-pie-fp.data" ]; then
+	compare c-pie-fp report-no-children report --stdio --no-children -i "$DATA/c-pie-fp.data"
+	# the default input ./perf.data (no -i)
+	mkdir -p "$DATA/cwd" && cp "$DATA/c-pie-fp.data" "$DATA/cwd/perf.data" &&
+		{ (cd "$DATA/cwd" && compare c-pie-fp script-default-input script) || failed=1; }
+	# the same data with lazy mode switched off
+	LD_PRELOAD=$SO:$FIXT SYMLAZY_LAZY=off SYMLAZY_STATS=$OUT/c-pie-fp.off.json \
+		"$PERF" script -i "$DATA/c-pie-fp.data" >"$OUT/c-pie-fp.off.shim" 2>"$OUT/c-pie-fp.off.err"
+	if cmp -s "$OUT/c-pie-fp.script.stock" "$OUT/c-pie-fp.off.shim" &&
+		grep -q '"lazy":"off"' "$OUT/c-pie-fp.off.json"; then
+		pass "c-pie-fp/script-lazy-off (identical, stats lazy off)"
+	else
+		fail "c-pie-fp/script-lazy-off: SYMLAZY_LAZY=off output differs or stats not lazy off"
+		diff "$OUT/c-pie-fp.script.stock" "$OUT/c-pie-fp.off.shim" | head -8
+	fi
+fi
+run_case c-nopie-fp "-g" leaf_mul lazy "$(bid "$BIN/nopie")" "$BIN/nopie" "$SECS"
+run_case shlib "-g" shl_hot_mix lazy "$(bid "$BIN/libcorpus_shlib.so")" "$BIN/shlib_main" "$SECS"
+run_case dlopen "-g" dl_hot_a lazy "$(bid "$BIN/libcorpus_dl.so")" "$BIN/dl_main" "$SECS"
+# dlopen, dlclose, a filler library takes the range, dlopen again elsewhere
+run_case dlopen-reload "-g" dl_hot_a lazy "$(bid "$BIN/libcorpus_dl.so")" "$BIN/dl_main" "$SECS" reload
+if want dlopen-reload && [ -s "$DATA/dlopen-reload.data" ]; then
+	n=$("$PERF" script --show-mmap-events -i "$DATA/dlopen-reload.data" 2>/dev/null |
+		grep 'PERF_RECORD_MMAP2' | grep -c "r-xp $BIN/libcorpus_dl.so\$")
+	info "dlopen-reload: libcorpus_dl.so mapped $n times"
+fi
+# --no-buildid-cache: ~/.debug gets no copy of the stripped binary, so perf
+# must find the symbols through .gnu_debuglink (checked via the stats path)
+run_case stripped-next "-g --no-buildid-cache" leaf_mul lazy \
+	"$(bid "$B/strip-next/stripped")=$B/strip-next/stripped.debug" "$B/strip-next/stripped" "$SECS"
+run_case stripped-dotdebug "-g --no-buildid-cache" leaf_mul lazy \
+	"$(bid "$B/strip-dotdebug/stripped")=$B/strip-dotdebug/.debug/stripped.debug" \
+	"$B/strip-dotdebug/stripped" "$SECS"
+if [ "$HAVE_CXX" = 1 ]; then
+	run_case cxx "-g" "Mixer<unsigned long, 7>::churn" lazy "$(bid "$BIN/cxx")" "$BIN/cxx" "$SECS"
+	if want cxx && [ -s "$DATA/cxx.data" ]; then
+		compare cxx report-no-demangle report --stdio --no-demangle -i "$DATA/cxx.data"
+		compare cxx script-no-demangle script --no-demangle -i "$DATA/cxx.data"
+		_sym=$(hot_sym "$OUT/cxx.report-no-demangle.stock" "MixerImLi7EE5churn")
+		if [ -n "$_sym" ] && [ "$HAVE_OBJDUMP" = 1 ]; then
+			compare cxx annotate-no-demangle annotate --stdio --no-demangle -i "$DATA/cxx.data" -- "$_sym"
+		elif [ "$HAVE_OBJDUMP" = 1 ]; then
+			fail "cxx/annotate-no-demangle: no mangled Mixer<unsigned long, 7>::churn in the stock report"
+		fi
+		# -v: perf demangles with parameters (DMGL_PARAMS), other names
+		compare cxx script-verbose script -v -i "$DATA/cxx.data"
+	fi
+else
+	skip "cxx: no C++ compiler ($CXX)"
+fi
+if [ "$HAVE_RUST" = 1 ]; then
+	run_case rust "-g" "Mixer<u64>::churn" lazy "$(bid "$BIN/rust")" "$BIN/rust" "$SECS"
+else
+	skip "rust: rustc not installed or not usable (no toolchain)"
+fi
+run_case zerosize "-g" zs_untyped_hot lazy "$(bid "$BIN/zerosize")" "$BIN/zerosize" "$SECS"
+run_case overlap "-g" ov_outer "lazy|fallback" "$(bid "$BIN/overlap")" "$BIN/overlap" "$SECS"
+run_case alias "-g" aw_ lazy "$(bid "$BIN/alias")" "$BIN/alias" "$SECS"
+run_case ifunc "-g" if_impl_fast "lazy|fallback" "$(bid "$BIN/ifunc")" "$BIN/ifunc" "$SECS"
+run_case plt "-g" plt_loop "lazy|fallback" "$(bid "$BIN/plt")" "$BIN/plt" "$SECS"
+if want plt && [ -s "$OUT/plt.script.stock" ]; then
+	n=$(grep -c -E "(@plt|_init)\\+0x[0-9a-f]+ \\($BIN/plt\\)" "$OUT/plt.script.stock")
+	if [ "$n" -gt 0 ]; then
+		info "plt: $n perf script lines resolve into the PLT of plt"
+	else
+		skip "plt/plt-samples: no sample landed in a PLT stub this time"
+	fi
+fi
+# threads; recorded compressed (-z: PERF_RECORD_COMPRESSED, zstd)
+run_case threads "-g -z" th_mul lazy "$(bid "$BIN/threads")" "$BIN/threads" "$SECS"
+run_case split "-g" sp_hot_a lazy "$(bid "$BIN/split")" "$BIN/split" "$SECS"
+if [ "$HAVE_CXX" = 1 ]; then
+	run_case forkexec "-g" fe_parent_spin lazy "$(bid "$BIN/forkexec") $BASIC $(bid "$BIN/cxx")" \
+		"$BIN/forkexec" "$SECS"
+else
+	skip "forkexec: needs the cxx binary"
+fi
+# two processes of one PIE binary, started together: with ASLR each maps it
+# at its own address
+run_case twoproc "-g" leaf_mul lazy "$BASIC" sh -c "'$BIN/basic' $SECS & '$BIN/basic' $SECS; wait"
+if want twoproc && [ -s "$DATA/twoproc.data" ]; then
+	n=$("$PERF" script --show-mmap-events -i "$DATA/twoproc.data" 2>/dev/null |
+		grep 'PERF_RECORD_MMAP2' | grep "r-xp $BIN/basic\$" | sed 's/.*: \[\(0x[0-9a-f]*\).*/\1/' |
+		sort -u | wc -l)
+	if [ "$n" -ge 2 ]; then
+		info "twoproc: basic mapped at $n different addresses"
+	else
+		skip "twoproc/aslr: both processes mapped basic at one address (ASLR off? randomize_va_space=$(cat /proc/sys/kernel/randomize_va_space 2>/dev/null))"
+	fi
+fi
+# two files with one build-id (a copy of basic) running different leaves
+mkdir -p "$B/copy" && cp "$BIN/basic" "$B/copy/basic"
+run_case samebid "-g" leaf_xorshift lazy "$BASIC" \
+	sh -c "'$BIN/basic' $SECS mul & '$B/copy/basic' $SECS xor; wait"
+# perf.data variants (the shim pre-reads perf.data itself): attached to a
+# running process (synthesized maps), no build-id table (-B), build-ids in
+# MMAP2 records, a sample group with PERF_SAMPLE_READ, data addresses of
+# page faults resolved by perf script -F addr
+if want attach; then
+	"$BIN/basic" 1.5 &
+	apid=$!
+	sleep 0.3
+	record attach "-g -p $apid" sleep "$SECS" && analyse attach - lazy "$BASIC"
+	wait "$apid" 2>/dev/null
+fi
+run_case no-buildid "-g -B" - lazy "$BASIC" "$BIN/basic" "$SECS"
+run_case buildid-mmap "-g --buildid-mmap" - lazy "$BASIC" "$BIN/basic" "$SECS"
+run_case group-read "-g -e {cpu-clock,page-faults}:S" - lazy "$BASIC" "$BIN/basic" "$SECS"
+if want pf-addr && record pf-addr "-g -e page-faults -c 1 -d" "$BIN/basic" "$SECS"; then
+	compare pf-addr script-addr script -F comm,tid,ip,sym,symoff,dso,addr -i "$DATA/pf-addr.data"
+	cp "$OUT/pf-addr.script-addr.json" "$OUT/pf-addr.script.json" 2>/dev/null
+	compare pf-addr report report --stdio -i "$DATA/pf-addr.data"
+	n=$(grep -c '[0-9a-f] [A-Za-z_][A-Za-z0-9_.]*+0x[0-9a-f]* (' "$OUT/pf-addr.script-addr.stock")
+	info "pf-addr: $n lines with a resolved data or code address"
+	stats pf-addr lazy "$BASIC"
+fi
+# DWARF callchains: lazy mode must turn itself off, output still identical
+run_case dwarf "--call-graph dwarf,4096" leaf_mul off-dwarf "$BASIC" "$BIN/basic" "$SECS"
+
+info "corpus: total $(($(date +%s) - t0))s"
+exit $failed
