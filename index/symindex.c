@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -377,7 +378,11 @@ static int make_backing(const struct symidx_src *src, size_t size, char *tmpname
 
 	tmpname[0] = '\0';
 	if (src->cache_dirfd >= 0) {
-		snprintf(tmpname, n, ".tmp-%d-%lx.idx", (int)getpid(), (unsigned long)random());
+		/* a private counter, never random(): perf seeds libc's generator
+		 * and draws the "Tip" perf report prints from it */
+		static _Atomic unsigned long seq;
+
+		snprintf(tmpname, n, ".tmp-%d-%lu.idx", (int)getpid(), atomic_fetch_add(&seq, 1));
 		fd = openat(src->cache_dirfd, tmpname, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd >= 0 && (r = posix_fallocate(fd, 0, (off_t)size)) != 0) {
 			close(fd);
