@@ -947,6 +947,7 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 	uint32_t *stack = NULL, sp = 0, cap = 0, nk = 0, i;
 	uint64_t *full = NULL, *fstart = NULL, *red = NULL;
 	size_t a, namb = 0, first_amb = 0;
+	uint32_t widen = 0;
 	int ret = 0, r;
 
 	*kept_groups = 0;
@@ -1016,34 +1017,37 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 	}
 	if (!nk)
 		PUSH(0);        /* rule 4: perf's ret > 0 so PLT synthesis still runs */
-	while (sp) {
-		const struct symidx_group *G = &idx->groups[stack[--sp]];
+	for (;;) {
+		while (sp) {
+			const struct symidx_group *G = &idx->groups[stack[--sp]];
 
-		if (G->flags & SG_ZERO_SYMTAB)
-			PUSH(G->next_sym);
-		if (G->flags & SG_ZERO_DYNSYM)
-			PUSH(G->next_all);
-	}
-	for (i = 0; i < idx->ngroups; i++) {
-		const struct symidx_group *G;
-		uint32_t k;
-
-		if (!BIT_TEST(kept, i))
-			continue;
-		G = &idx->groups[i];
-		for (k = G->first; k < G->first + G->n; k++) {
-			const struct symidx_entry *E = &idx->entries[k];
-
-			if (E->table == 0 && E->idx < idx->nsymtab)
-				BIT_SET(keep_symtab, E->idx);
-			else if (E->table == 1 && E->idx < idx->ndynsym)
-				BIT_SET(keep_dynsym, E->idx);
+			if (G->flags & SG_ZERO_SYMTAB)
+				PUSH(G->next_sym);
+			if (G->flags & SG_ZERO_DYNSYM)
+				PUSH(G->next_all);
 		}
-	}
-	if (namb) {
+		memset(keep_symtab, 0, (idx->nsymtab + 7) / 8);
+		memset(keep_dynsym, 0, (idx->ndynsym + 7) / 8);
+		for (i = 0; i < idx->ngroups; i++) {
+			const struct symidx_group *G;
+			uint32_t k;
+
+			if (!BIT_TEST(kept, i))
+				continue;
+			G = &idx->groups[i];
+			for (k = G->first; k < G->first + G->n; k++) {
+				const struct symidx_entry *E = &idx->entries[k];
+
+				if (E->table == 0 && E->idx < idx->nsymtab)
+					BIT_SET(keep_symtab, E->idx);
+				else if (E->table == 1 && E->idx < idx->ndynsym)
+					BIT_SET(keep_dynsym, E->idx);
+			}
+		}
+		if (!namb)
+			break;
 		/* rule 2, second half: the reduced tree must answer like the full one */
-		red = malloc(naddrs * sizeof(*red));
-		if (!red) {
+		if (!red && !(red = malloc(naddrs * sizeof(*red)))) {
 			ret = -ENOMEM;
 			goto out;
 		}
@@ -1052,15 +1056,23 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 			ret = r < 0 ? r : 1;
 			goto out;
 		}
-		for (a = 0; a < naddrs; a++) {
-			if (red[a] != full[a]) {
-				snprintf(why, whysz, "address %#llx: reduced tree answers differently",
-					 (unsigned long long)addrs[a]);
-				ret = 1;
-				goto out;
-			}
+		for (a = 0; a < naddrs && red[a] == full[a]; a++)
+			;
+		if (a == naddrs) {
+			why[0] = '\0';
+			break;
 		}
-		why[0] = '\0';
+		/* Shape differs: keep more of the low end of the table (where
+		 * .init/.plt live) and replay again, up to a few thousand groups. */
+		if (widen >= idx->ngroups || widen > 4096) {
+			snprintf(why, whysz, "address %#llx: reduced tree answers differently",
+				 (unsigned long long)addrs[a]);
+			ret = 1;
+			goto out;
+		}
+		widen = widen ? widen * 4 : 16;
+		for (i = 0; i < widen && i < idx->ngroups; i++)
+			PUSH(i);
 	}
 	*kept_groups = nk;
 #undef PUSH
