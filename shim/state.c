@@ -28,6 +28,7 @@
 #include <uthash.h>
 
 #include "shim.h"
+#include "activate.h"
 #include "budget.h"
 #include "budgetplan.h"
 #include "config.h"
@@ -215,8 +216,8 @@ static int perf_is_61(void)
 {
 	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 	struct stat st;
-	const char *m, *p, *end;
-	int found = 0;
+	void *m;
+	int found;
 
 	if (fd < 0)
 		return 0;
@@ -228,16 +229,8 @@ static int perf_is_61(void)
 	close(fd);
 	if (m == MAP_FAILED)
 		return 0;
-	end = m + st.st_size;
-	for (p = m; !found && (p = memmem(p, (size_t)(end - p), "\0" "6.1.", 5)) != NULL; p++) {
-		const char *q = p + 5;
-
-		while (q < end && *q >= '0' && *q <= '9')
-			q++;
-		if (q > p + 5 && q < end && *q == '\0')
-			found = 1;
-	}
-	munmap((void *)m, (size_t)st.st_size);
+	found = perf_image_is_61(m, (size_t)st.st_size);
+	munmap(m, (size_t)st.st_size);
 	return found;
 }
 
@@ -246,9 +239,9 @@ static int perf_is_61(void)
 static int lazy_target(char *input, size_t n, char *why, size_t whysz)
 {
 	char buf[8192], *args[256];
-	int fd, nargs = 0, i, sub = -1;
+	int fd, nargs = 0, i;
 	ssize_t len;
-	const char *in = NULL;
+	struct activation act;
 	struct stat st;
 
 	fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
@@ -265,53 +258,20 @@ static int lazy_target(char *input, size_t n, char *why, size_t whysz)
 	buf[len] = '\0';
 	for (i = 0; i < len && nargs < 256; i += (int)strlen(buf + i) + 1)
 		args[nargs++] = buf + i;
-	for (i = 1; i < nargs; i++) {
-		if (args[i][0] != '-') {
-			sub = i;
-			break;
-		}
-	}
-	if (sub < 0 || (strcmp(args[sub], "script") && strcmp(args[sub], "report") &&
-			strcmp(args[sub], "annotate"))) {
-		snprintf(why, whysz, "not perf script/report/annotate");
+	if (!activate_parse(nargs, args, &act)) {
+		snprintf(why, whysz, "%s", act.why);
 		return 0;
 	}
-	for (i = sub + 1; i < nargs; i++) {
-		if (!strcmp(args[i], "-i") || !strcmp(args[i], "--input")) {
-			if (i + 1 < nargs)
-				in = args[++i];
-		} else if (!strncmp(args[i], "--input=", 8)) {
-			in = args[i] + 8;
-		} else if (!strncmp(args[i], "-i", 2) && args[i][2]) {
-			in = args[i] + 2;
-		} else if (!strcmp(args[i], "--no-demangle")) {
-			dem_mode = SYMIDX_DEM_NONE;
-		} else if (!strcmp(args[i], "--demangle")) {
-			dem_mode = SYMIDX_DEM_NOOPTS;
-		} else if (!strcmp(args[i], "--verbose") ||
-			   (args[i][0] == '-' && args[i][1] == 'v' && strspn(args[i] + 1, "v") == strlen(args[i] + 1))) {
-			if (dem_mode != SYMIDX_DEM_NONE)
-				dem_mode = SYMIDX_DEM_VERBOSE;
-		} else if (!strcmp(args[i], "--")) {
-			break;
-		}
-	}
-	if (!in) {
-		if (fstat(0, &st) == 0 && S_ISFIFO(st.st_mode)) {
-			snprintf(why, whysz, "perf.data comes from a pipe");
-			return 0;
-		}
-		in = "perf.data";
-	}
-	if (!strcmp(in, "-")) {
+	dem_mode = act.demangle;
+	if (act.default_input && fstat(0, &st) == 0 && S_ISFIFO(st.st_mode)) {
 		snprintf(why, whysz, "perf.data comes from a pipe");
 		return 0;
 	}
-	if (stat(in, &st) < 0 || !S_ISREG(st.st_mode)) {
-		snprintf(why, whysz, "%s is not a regular file", in);
+	if (stat(act.input, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(why, whysz, "%s is not a regular file", act.input);
 		return 0;
 	}
-	snprintf(input, n, "%s", in);
+	snprintf(input, n, "%s", act.input);
 	return 1;
 }
 
