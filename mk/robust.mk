@@ -29,6 +29,8 @@ ASAN_RT       = $(CLANG_RTDIR)/libclang_rt.asan-x86_64.so
 TSAN_RT       = $(CLANG_RTDIR)/libclang_rt.tsan-x86_64.so
 
 SAN_SO_SRC   := $(SHIM_SRC) $(INDEX_SRC)
+# index/symindex.c demangles with libiberty, as the main Makefile links it
+SAN_LIBS     := -liberty $(LIBS)
 SAN_PROGS    := test_threads
 FUZZ_NAMES   := perfdata symindex cache config addrs
 FUZZ_BIN     := $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_NAMES))
@@ -48,10 +50,10 @@ $(B)/tsan/obj/%.o: %.c $(HDRS)
 
 # No -z defs: the __asan_/__tsan_ symbols come from the runtime in the host.
 $(B)/asan/libsymlazy.so: $(patsubst %.c,$(B)/asan/obj/%.o,$(SAN_SO_SRC))
-	$(CLANG) -shared $(ASAN_SAN) -Wl,-z,now -o $@ $^ $(LIBS)
+	$(CLANG) -shared $(ASAN_SAN) -Wl,-z,now -Wl,--exclude-libs,ALL -o $@ $^ $(SAN_LIBS)
 
 $(B)/tsan/libsymlazy.so: $(patsubst %.c,$(B)/tsan/obj/%.o,$(SAN_SO_SRC))
-	$(CLANG) -shared $(TSAN_SAN) -Wl,-z,now -o $@ $^ $(LIBS)
+	$(CLANG) -shared $(TSAN_SAN) -Wl,-z,now -Wl,--exclude-libs,ALL -o $@ $^ $(SAN_LIBS)
 
 $(B)/asan/test_threads: tests/unit/test_threads.c
 	@mkdir -p $(dir $@)
@@ -78,11 +80,11 @@ $(B)/fuzz/obj/fuzz/cache_elf.o: fuzz/cache_elf.S fuzz/seeds/symindex/small.so
 
 $(B)/fuzz/fuzz_cache: fuzz/fuzz_cache.c fuzz/fuzz_common.h fuzz/fuzz_elf.h $(FUZZ_INDEX_OBJ) $(B)/fuzz/obj/fuzz/cache_elf.o
 	$(CLANG) $(SAN_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< $(FUZZ_INDEX_OBJ) \
-		$(B)/fuzz/obj/fuzz/cache_elf.o -lelf $(LIBS)
+		$(B)/fuzz/obj/fuzz/cache_elf.o -lelf $(SAN_LIBS)
 
 $(B)/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_common.h fuzz/fuzz_elf.h $(FUZZ_INDEX_OBJ)
 	@mkdir -p $(dir $@)
-	$(CLANG) $(SAN_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< $(FUZZ_INDEX_OBJ) -lelf $(LIBS)
+	$(CLANG) $(SAN_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< $(FUZZ_INDEX_OBJ) -lelf $(SAN_LIBS)
 
 fuzz-build: $(FUZZ_BIN)
 
