@@ -320,22 +320,50 @@ static int attach(struct symidx *out, void *map, size_t size)
 	return 0;
 }
 
-/* Validate a mapped cache file against the expected key; 0 if usable. */
-static int validate(const void *map, size_t size, uint64_t key)
+/*
+ * Validate a mapped cache file for @src; 0 if usable. Beyond magic, version,
+ * key, size and checksum, every field later used as an index or a bound is
+ * checked, so a corrupt file whose checksum happens to match (or a crafted
+ * one) cannot send a lookup out of bounds: table sizes equal the scanned
+ * tables, entries name a table and an index inside it, groups are sorted by
+ * start, cover their entries exactly, and link only forward.
+ */
+static int validate(const void *map, size_t size, uint64_t key, const struct symidx_src *src)
 {
 	const struct symidx_hdr *h = map;
-	uint64_t need;
+	const struct symidx_entry *e;
+	const struct symidx_group *g;
+	uint32_t nsym = src->symtab ? src->nsymtab : 0, ndyn = src->dynsym ? src->ndynsym : 0, i, k;
+	uint64_t need, pmax = 0;
 
 	if (size < sizeof(*h) || memcmp(h->magic, SYMIDX_MAGIC, 8) ||
 	    h->version != SYMIDX_VERSION || h->hdr_size != sizeof(*h) || h->key != key)
 		return -EINVAL;
 	need = sizeof(*h) + (uint64_t)h->nentries * sizeof(struct symidx_entry) +
 	       (uint64_t)h->ngroups * sizeof(struct symidx_group);
-	if (need != size || h->ngroups > h->nentries)
+	if (need != size || h->ngroups > h->nentries || h->nsymtab != nsym || h->ndynsym != ndyn ||
+	    h->unmodelable > 1 || (h->unmodelable && h->nentries))
 		return -EINVAL;
 	if (payload_sum((const char *)map + sizeof(*h), size - sizeof(*h)) != h->checksum)
 		return -EINVAL;
-	return 0;
+	e = (const void *)(h + 1);
+	g = (const void *)(e + h->nentries);
+	for (i = 0; i < h->nentries; i++)
+		if (e[i].table > 1 || e[i].idx >= (e[i].table ? ndyn : nsym))
+			return -EINVAL;
+	for (i = 0, k = 0; i < h->ngroups; i++) {
+		if (g[i].first != k || g[i].n == 0 || g[i].n > h->nentries - k ||
+		    (i && g[i].start <= g[i - 1].start) || g[i].min_end > g[i].max_end || g[i].pmax != pmax ||
+		    (g[i].next_sym != SYMIDX_NONE && (g[i].next_sym <= i || g[i].next_sym >= h->ngroups)) ||
+		    (g[i].next_all != SYMIDX_NONE && (g[i].next_all <= i || g[i].next_all >= h->ngroups)))
+			return -EINVAL;
+		for (uint32_t j = k; j < k + g[i].n; j++)
+			if (e[j].start != g[i].start)
+				return -EINVAL;
+		k += g[i].n;
+		pmax = g[i].max_end > pmax ? g[i].max_end : pmax;
+	}
+	return k == h->nentries ? 0 : -EINVAL;
 }
 
 static int try_cache(const struct symidx_src *src, uint64_t key, struct symidx *out)
@@ -360,7 +388,7 @@ static int try_cache(const struct symidx_src *src, uint64_t key, struct symidx *
 	close(fd);
 	if (map == MAP_FAILED)
 		return -errno;
-	if (validate(map, (size_t)st.st_size, key) < 0) {
+	if (validate(map, (size_t)st.st_size, key, src) < 0) {
 		munmap(map, (size_t)st.st_size);
 		return -EINVAL;
 	}
