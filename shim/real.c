@@ -66,5 +66,7 @@ int real_resolve(void)
 #undef R
 	*(void **)&real_x.gelf_getsymshndx = find("gelf_getsymshndx", "ELFUTILS_1.0");
 	ok &= real_x.gelf_getsymshndx != NULL;
+	*(void **)&real_x.elf_rawfile = find("elf_rawfile", "ELFUTILS_1.0");
+	ok &= real_x.elf_rawfile != NULL;
 	return ok;
 }

@@ -5,6 +5,7 @@
 
 #include <libelf.h>
 #include <gelf.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "elfops.h"
 
@@ -13,6 +14,7 @@
 /* Real libelf entry points not in struct elf_ops. */
 struct shim_real {
 	GElf_Sym *(*gelf_getsymshndx)(Elf_Data *, Elf_Data *, int, GElf_Sym *, Elf32_Word *);
+	char *(*elf_rawfile)(Elf *, size_t *);
 };
 
 extern struct elf_ops real_ops;
@@ -28,6 +30,8 @@ Elf_Cmd shim_begin_cmd(int fd, Elf_Cmd cmd, Elf *ref, int *upgraded);
 void shim_track_elf(Elf *elf, int fd, int mmapped);
 void shim_forget_elf(Elf *elf);
 void shim_track_data(Elf_Scn *scn, Elf_Data *data);
+void shim_sigbus_watch(const void *base, size_t size);
+void shim_sigbus_forget(const void *base);
 void shim_filter_sym(Elf_Data *data, int ndx, GElf_Sym *dst, Elf32_Word *xshndx, uintptr_t site);
 
 #endif

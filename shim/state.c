@@ -45,6 +45,7 @@ struct elf_ent {
 	Elf *elf;
 	int fd;
 	int mmapped;
+	const void *map_base;        /* libelf's file mapping when mmapped */
 	char path[256];
 	struct stat st;
 	int have_st;
@@ -452,6 +453,15 @@ void shim_track_elf(Elf *elf, int fd, int mmapped)
 	e->elf = elf;
 	e->fd = fd;
 	e->mmapped = mmapped;
+	if (mmapped) {
+		size_t sz = 0;
+		char *base = real_x.elf_rawfile(elf, &sz);
+
+		if (base && sz) {
+			e->map_base = base;
+			shim_sigbus_watch(base, sz);
+		}
+	}
 	if (fd >= 0) {
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 		n = readlink(path, e->path, sizeof(e->path) - 1);
@@ -501,6 +511,7 @@ void shim_forget_elf(Elf *elf)
 	atomic_fetch_add(&generation, 1);
 	pthread_rwlock_unlock(&lock);
 	if (e) {
+		shim_sigbus_forget(e->map_base);
 		free(e->keep[0]);
 		free(e->keep[1]);
 		free(e);
