@@ -24,19 +24,14 @@
  * With FUZZ_CACHE_STRICT=1 it also checks that a file accepted in mode 3
  * means the same as the good one (header fields outside the checksum).
  *
- * FUZZ_SKIP_KNOWN=1 (set by fuzz/run.sh unless FUZZ_KNOWN=1) skips inputs
- * that reach the known, reported validation gaps in index/symindex.c, so a
- * fuzzing run reports new crashes only (regression inputs for the known
- * ones: tests/regress/cache/known/):
- *   K1 validate() does not check the header's nsymtab/ndynsym (outside the
- *      checksum and the key): symindex_plan() writes the keep bitmaps up to
- *      those counts (heap overflow in the host). Skipped: header counts that
- *      differ from the good file's.
- *   K2 validate() does not check the payload's fields (group first/n inside
- *      the entries, next_sym/next_all < ngroups, entry table 0/1 and idx
- *      inside its table): a file with a valid checksum can make
- *      symindex_plan() / sim_run() read out of bounds. Skipped: accepted
- *      files whose groups or entries break those bounds.
+ * An accepted file must also be self-consistent: header counts equal to
+ * the tables', every group's entries and successors inside the arrays,
+ * every entry's table 0/1 and index inside its table. Regression inputs for
+ * the two gaps this found (fixed in c3e4f6e, "Cache: validate every header
+ * and payload field"): tests/regress/cache/K1-* (header nsymtab/ndynsym,
+ * outside the checksum, drove symindex_plan()'s writes to the keep bitmaps:
+ * a heap overflow from one corrupted byte) and K2-* (group/entry fields
+ * under a valid checksum: out-of-bounds reads in symindex_plan/sim_run).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -62,7 +57,7 @@ struct hdr {
 
 static const struct elf_ops *ops;
 static char dir[64], name[256];
-static int cdirfd = -1, strict, skip_known;
+static int cdirfd = -1, strict;
 static struct symidx_layout lay;
 static struct symidx_src src;
 static unsigned char bid[20], *good;
@@ -176,7 +171,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 	(void)argc; (void)argv;
 	strict = getenv("FUZZ_CACHE_STRICT") && atoi(getenv("FUZZ_CACHE_STRICT"));
-	skip_known = getenv("FUZZ_SKIP_KNOWN") && atoi(getenv("FUZZ_SKIP_KNOWN"));
 	ops = elfops_direct();
 	memcpy(copy, fuzz_cache_elf, n);
 	elf = ops->elf_memory(copy, n);
@@ -232,8 +226,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-/* K2: do the groups and entries of an accepted index stay inside its
- * arrays and tables? */
+/* Do the groups and entries of an accepted index stay inside its arrays
+ * and tables? */
 static int groups_sane(const struct symidx *idx)
 {
 	uint32_t i;
@@ -351,21 +345,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (mode == 2)
 			fix_sum(f, n);
 	}
-	if (skip_known && n >= sizeof(struct hdr) &&
-	    (((struct hdr *)f)->nsymtab != ((struct hdr *)good)->nsymtab ||
-	     ((struct hdr *)f)->ndynsym != ((struct hdr *)good)->ndynsym)) {
-		free(f);
-		return 0;       /* K1 */
-	}
 	write_cache(f, n);
 	r = symindex_open(&src, &idx);
 	FUZZ_CHECK(r == 0);
 	if (getenv("FUZZ_DEBUG"))
 		fprintf(stderr, "fuzz_cache: mode %d, %zu bytes, from_cache %d, %u entries, %u groups\n", mode, n, idx.from_cache, idx.nentries, idx.ngroups);
-	if (skip_known && idx.from_cache && !groups_sane(&idx)) {
-		symindex_close(&idx);
-		free(f);
-		return 0;       /* K2 */
+	if (idx.from_cache) {
+		FUZZ_CHECK(idx.nsymtab == src.nsymtab && idx.ndynsym == src.ndynsym);
+		FUZZ_CHECK(groups_sane(&idx));
 	}
 	if (!idx.from_cache) {
 		/* ignored and rebuilt: the file is the good one again */

@@ -1,7 +1,7 @@
 #!/bin/sh
 # robust_fuzz.sh - replay the libFuzzer harnesses (fuzz/) over their seeds,
 # corpora and regression inputs (tests/regress/<harness>/), then fuzz each
-# for ROBUST_FUZZ_SECONDS (default 6) from that corpus: `make fuzz-replay`.
+# for ROBUST_FUZZ_SECONDS (default 5) from that corpus: `make fuzz-replay`.
 # Known open bugs (tests/regress/<harness>/known/) are reported as SKIP while
 # they still reproduce. Prints PASS:/FAIL:/SKIP: lines; exits 1 on failure.
 # About 45 s (plus ~20 s to build the harnesses the first time).
@@ -18,4 +18,4 @@ if ! make -s fuzz-build >/tmp/robust-fuzz-build.$$ 2>&1; then
 	exit 1
 fi
 rm -f /tmp/robust-fuzz-build.$$
-make -s --no-print-directory fuzz-replay FUZZ_REPLAY_SECONDS="${ROBUST_FUZZ_SECONDS:-6}"
+make -s --no-print-directory fuzz-replay FUZZ_REPLAY_SECONDS="${ROBUST_FUZZ_SECONDS:-5}"
