@@ -7,7 +7,7 @@ WARN     := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wformat=2
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -D_GNU_SOURCE -fPIC $(WARN) -Iindex
 SO_FLAGS := -fvisibility=hidden
-LIBS     := -lzstd -lpthread -ldl
+LIBS     := -lpthread -ldl
 
 INDEX_SRC := $(filter-out index/elfops_direct.c,$(wildcard index/*.c))
 SHIM_SRC  := $(wildcard shim/*.c)
@@ -42,7 +42,7 @@ $(INDEX_A): $(patsubst %.c,$(B)/lib/%.o,$(INDEX_SRC) index/elfops_direct.c)
 
 $(B)/tests/%: tests/unit/%.c $(INDEX_A) $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(INDEX_A) -lcmocka -lelf -liberty $(LIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(INDEX_A) -lcmocka -lelf -liberty -lzstd $(LIBS)
 
 $(B)/bin/%: scripts/%.c $(INDEX_A) $(HDRS)
 	@mkdir -p $(dir $@)

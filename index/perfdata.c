@@ -34,7 +34,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zstd.h>
+#include "zstd_dl.h"
 #include <linux/perf_event.h>
 
 #include "perfdata.h"
@@ -298,6 +298,7 @@ struct rd {
 	size_t ips_cap, nr_ips;
 
 	ZSTD_DStream *zds;
+	const struct zstd_dl *zl;
 	unsigned char *dbuf;
 	size_t dlen;
 	uint64_t dskip;		/* AUXTRACE payload left to skip in the stream */
@@ -966,19 +967,23 @@ static int process_stream(struct rd *r, const unsigned char *in, size_t len, uin
 	int ret;
 
 	if (!r->zds) {
-		r->zds = ZSTD_createDStream();
+		if (!(r->zl = zstd_dl_load())) {
+			seterr(r->err, r->errsz, "COMPRESSED records but libzstd.so.1 cannot be loaded");
+			return -ENOTSUP;
+		}
+		r->zds = r->zl->createDStream();
 		r->dbuf = malloc(PD_DBUF);
 		if (!r->zds || !r->dbuf)
 			return -ENOMEM;
-		ZSTD_initDStream(r->zds);
+		r->zl->initDStream(r->zds);
 	}
 	for (;;) {
 		ZSTD_outBuffer ob = { r->dbuf + r->dlen, PD_DBUF - r->dlen, 0 };
-		size_t z = ZSTD_decompressStream(r->zds, &ob, &ib);
+		size_t z = r->zl->decompressStream(r->zds, &ob, &ib);
 
-		if (ZSTD_isError(z)) {
+		if (r->zl->isError(z)) {
 			seterr(r->err, r->errsz, "zstd error in COMPRESSED record at offset %#" PRIx64 ": %s",
-			       off, ZSTD_getErrorName(z));
+			       off, r->zl->getErrorName(z));
 			return -EINVAL;
 		}
 		r->dlen += ob.pos;
@@ -1430,7 +1435,7 @@ static void rd_free(struct rd *r)
 	free(r->bid_tab.slot);
 	free(r->ips);
 	if (r->zds)
-		ZSTD_freeDStream(r->zds);
+		r->zl->freeDStream(r->zds);
 	free(r->dbuf);
 	perfdata_free(&r->res);
 }

@@ -938,7 +938,11 @@ static void budget_warn(const struct data_ent *d)
 		   (unsigned long long)cfg.max_bytes, d->st && d->st->path[0] ? d->st->path : "a DSO");
 }
 
-static __thread struct { Elf_Data *data; struct data_ent *d; unsigned long gen; } tcache;
+static __thread __attribute__((tls_model("initial-exec"))) struct {
+	Elf_Data *data;
+	struct data_ent *d;
+	unsigned long gen;
+} tcache;
 
 void shim_filter_sym(Elf_Data *data, int ndx, GElf_Sym *dst, Elf32_Word *xshndx, uintptr_t site)
 {
