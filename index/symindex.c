@@ -376,7 +376,7 @@ static int try_cache(const struct symidx_src *src, uint64_t key, struct symidx *
 	if (src->cache_dirfd < 0)
 		return -ENOENT;
 	cache_name(src, key, name, sizeof(name));
-	fd = openat(src->cache_dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(src->cache_dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(struct symidx_hdr) ||
