@@ -46,6 +46,7 @@ struct elf_ent {
 	int fd;
 	int mmapped;
 	const void *map_base;        /* libelf's file mapping when mmapped */
+	pid_t tid;                   /* thread that opened it (libelf is not thread-safe) */
 	char path[256];
 	struct stat st;
 	int have_st;
@@ -453,6 +454,7 @@ void shim_track_elf(Elf *elf, int fd, int mmapped)
 	e->elf = elf;
 	e->fd = fd;
 	e->mmapped = mmapped;
+	e->tid = gettid();
 	if (mmapped) {
 		size_t sz = 0;
 		char *base = real_x.elf_rawfile(elf, &sz);
@@ -650,7 +652,10 @@ static int runtime_layout(struct elf_ent *self, const struct pd_dso *dso, struct
 	/* perf's runtime_ss is alive beside the debug file: same build-id. */
 	pthread_rwlock_rdlock(&lock);
 	HASH_ITER(hh, elves, e, tmp) {
-		if (e == self || !ent_build_id(e) || e->bid_len != self->bid_len ||
+		/* only Elfs of this thread: another thread may be using its own,
+		 * and libelf does no locking (perf opens runtime_ss and syms_ss
+		 * in the same thread) */
+		if (e == self || e->tid != self->tid || !ent_build_id(e) || e->bid_len != self->bid_len ||
 		    memcmp(e->bid, self->bid, (size_t)e->bid_len))
 			continue;
 		if (layout_of(e->elf, lay)) {
