@@ -65,23 +65,6 @@ static size_t goodsz;
 static uint64_t starts[256];
 static size_t nstarts;
 
-/* The payload checksum of index/symindex.c (payload_sum). */
-static uint64_t payload_sum(const unsigned char *c, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull, w;
-	size_t i;
-
-	for (i = 0; i + 8 <= n; i += 8) {
-		memcpy(&w, c + i, 8);
-		h = (h ^ w) * 0x100000001b3ull;
-		h ^= h >> 29;
-	}
-	for (; i < n; i++) {
-		h ^= c[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
 
 static void fix_sum(unsigned char *f, size_t n)
 {
@@ -89,7 +72,7 @@ static void fix_sum(unsigned char *f, size_t n)
 
 	if (n < sizeof(struct hdr))
 		return;
-	s = payload_sum(f + sizeof(struct hdr), n - sizeof(struct hdr));
+	s = symindex_checksum(f + sizeof(struct hdr), n - sizeof(struct hdr));
 	memcpy(f + offsetof(struct hdr, checksum), &s, 8);
 }
 

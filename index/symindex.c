@@ -39,8 +39,7 @@ static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
-/* Word-wise FNV-style checksum for the payload (fast on large indexes). */
-static uint64_t payload_sum(const void *p, size_t n)
+uint64_t symindex_checksum(const void *p, size_t n)
 {
 	const unsigned char *c = p;
 	uint64_t h = 0xcbf29ce484222325ull, w;
@@ -99,6 +98,51 @@ void symindex_sort(struct symidx_entry *e, size_t n)
 static int sec_name_is(const char *name, const char *want)
 {
 	return name && !strcmp(name, want);
+}
+
+/* One table as perf's symsrc__init() finds it: by name, then by type. */
+static Elf_Data *named_table(const struct elf_ops *ops, Elf *elf, size_t shstrndx, size_t shnum,
+			     const char *want, Elf64_Word type, uint32_t *n, Elf_Data **str)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = ops->elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!ops->gelf_getshdr(scn, &sh))
+			continue;
+		name = ops->elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, want))
+			continue;
+		if (sh.sh_type != type || !sh.sh_entsize)
+			return NULL;
+		*n = (uint32_t)(sh.sh_size / sh.sh_entsize);
+		if (sh.sh_link && sh.sh_link < shnum) {
+			Elf_Scn *ss = ops->elf_getscn(elf, sh.sh_link);
+
+			*str = ss ? ops->elf_getdata(ss, NULL) : NULL;
+		}
+		return ops->elf_getdata(scn, NULL);
+	}
+	return NULL;
+}
+
+int symindex_src_tables(const struct elf_ops *ops, Elf *elf, struct symidx_src *src)
+{
+	size_t shstrndx = 0, shnum = 0;
+
+	src->symtab = src->dynsym = src->symtab_str = src->dynsym_str = NULL;
+	src->nsymtab = src->ndynsym = 0;
+	if (ops->elf_getshdrstrndx(elf, &shstrndx) != 0 || ops->elf_getshdrnum(elf, &shnum) != 0)
+		return 0;
+	src->symtab = named_table(ops, elf, shstrndx, shnum, ".symtab", SHT_SYMTAB, &src->nsymtab, &src->symtab_str);
+	src->dynsym = named_table(ops, elf, shstrndx, shnum, ".dynsym", SHT_DYNSYM, &src->ndynsym, &src->dynsym_str);
+	if (!src->symtab)
+		src->nsymtab = 0;
+	if (!src->dynsym)
+		src->ndynsym = 0;
+	return !!src->symtab + !!src->dynsym;
 }
 
 int symindex_layout(const struct elf_ops *ops, Elf *elf, struct symidx_layout *lay)
@@ -344,7 +388,7 @@ static int validate(const void *map, size_t size, uint64_t key, const struct sym
 	if (need != size || h->ngroups > h->nentries || h->nsymtab != nsym || h->ndynsym != ndyn ||
 	    h->unmodelable > 1 || (h->unmodelable && h->nentries))
 		return -EINVAL;
-	if (payload_sum((const char *)map + sizeof(*h), size - sizeof(*h)) != h->checksum)
+	if (symindex_checksum((const char *)map + sizeof(*h), size - sizeof(*h)) != h->checksum)
 		return -EINVAL;
 	e = (const void *)(h + 1);
 	g = (const void *)(e + h->nentries);
@@ -582,7 +626,7 @@ static int build(const struct symidx_src *src, uint64_t key, struct symidx *out)
 	memcpy(h->build_id, src->build_id, src->build_id_len > 20 ? 20 : src->build_id_len);
 	h->build_id_len = (uint32_t)src->build_id_len;
 	final_size = sizeof(*h) + (size_t)n * sizeof(*e) + (size_t)g * sizeof(*grp);
-	h->checksum = payload_sum((char *)map + sizeof(*h), final_size - sizeof(*h));
+	h->checksum = symindex_checksum((char *)map + sizeof(*h), final_size - sizeof(*h));
 	munmap(map, cap_bytes);
 
 	if (ftruncate(fd, (off_t)final_size) < 0) {

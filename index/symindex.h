@@ -113,6 +113,19 @@ struct symidx_src {
 int symindex_open(const struct symidx_src *src, struct symidx *out);
 void symindex_close(struct symidx *idx);
 
+/*
+ * symindex_src_tables - fill @src's symtab/dynsym (+ string tables, counts =
+ * sh_size / sh_entsize) the way perf's symsrc__init() picks them: the
+ * section named ".symtab" if it is SHT_SYMTAB, ".dynsym" if SHT_DYNSYM.
+ * Returns how many of the two were found. Calls only non-failing libelf
+ * lookups once the section exists, so elf_errno() is left alone.
+ */
+int symindex_src_tables(const struct elf_ops *ops, Elf *elf, struct symidx_src *src);
+
+/* symindex_checksum - the index file's payload checksum (word-wise FNV-1a
+ * variant; detects corruption, not tampering: the cache dir is private). */
+uint64_t symindex_checksum(const void *p, size_t n);
+
 /* Build the layout (PT_LOADs and PLT ranges) of a runtime ELF. 0 or -errno. */
 int symindex_layout(const struct elf_ops *ops, Elf *elf, struct symidx_layout *lay);
 

@@ -28,8 +28,6 @@ int main(int argc, char **argv)
 	struct symidx_src src;
 	struct symidx idx;
 	unsigned char bid[20];
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
 	Elf *elf;
 	int fd, r, rep = argc > 2 ? atoi(argv[2]) : 3, i;
 	double t0, best = 1e18;
@@ -49,17 +47,7 @@ int main(int argc, char **argv)
 	src.elf = elf;
 	src.layout = &lay;
 	src.cache_dirfd = -1;
-	while ((scn = ops->elf_nextscn(elf, scn)) != NULL) {
-		if (!ops->gelf_getshdr(scn, &sh) || !sh.sh_entsize)
-			continue;
-		if (sh.sh_type == SHT_SYMTAB) {
-			src.symtab = ops->elf_getdata(scn, NULL);
-			src.nsymtab = (uint32_t)(sh.sh_size / sh.sh_entsize);
-		} else if (sh.sh_type == SHT_DYNSYM) {
-			src.dynsym = ops->elf_getdata(scn, NULL);
-			src.ndynsym = (uint32_t)(sh.sh_size / sh.sh_entsize);
-		}
-	}
+	symindex_src_tables(ops, elf, &src);
 	r = elf_read_build_id(ops, elf, bid, sizeof(bid));
 	src.build_id = bid;
 	src.build_id_len = r > 0 ? (size_t)r : 0;

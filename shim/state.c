@@ -697,27 +697,6 @@ static uint64_t file_key(const struct elf_ent *e)
 	return e->have_st ? k : 0;
 }
 
-/* The table @name of @elf, its entry count and its string table (sh_link). */
-static Elf_Data *table_data(Elf *elf, const char *name, Elf64_Word type, uint32_t *n, Elf_Data **str)
-{
-	Elf_Scn *scn;
-	GElf_Shdr sh;
-	size_t shnum = 0;
-
-	*n = 0;
-	*str = NULL;
-	if (!section_named(elf, name, &scn, &sh) || sh.sh_type != type || !sh.sh_entsize)
-		return NULL;
-	*n = (uint32_t)(sh.sh_size / sh.sh_entsize);
-	if (real_ops.elf_getshdrnum(elf, &shnum) == 0 && sh.sh_link && sh.sh_link < shnum) {
-		Elf_Scn *ss = real_ops.elf_getscn(elf, sh.sh_link);
-
-		if (ss)
-			*str = real_ops.elf_getdata(ss, NULL);
-	}
-	return real_ops.elf_getdata(scn, NULL);
-}
-
 /* Make the lazy plan for the Elf of @e (once). Sets e->plan_mode. */
 static void make_lazy_plan(struct elf_ent *e)
 {
@@ -746,10 +725,9 @@ static void make_lazy_plan(struct elf_ent *e)
 	memset(&src, 0, sizeof(src));
 	src.ops = &real_ops;
 	src.elf = e->elf;
-	src.symtab = table_data(e->elf, ".symtab", SHT_SYMTAB, &nsym, &src.symtab_str);
-	src.dynsym = table_data(e->elf, ".dynsym", SHT_DYNSYM, &ndyn, &src.dynsym_str);
-	src.nsymtab = nsym;
-	src.ndynsym = ndyn;
+	symindex_src_tables(&real_ops, e->elf, &src);
+	nsym = src.nsymtab;
+	ndyn = src.ndynsym;
 	src.layout = &lay;
 	src.build_id = e->bid;
 	src.build_id_len = (size_t)e->bid_len;

@@ -70,8 +70,6 @@ static int setup(void **state)
 {
 	char cmd[256], sfile[96];
 	FILE *f;
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
 	static unsigned char bid[20];
 	int r;
 
@@ -95,17 +93,7 @@ static int setup(void **state)
 	memset(&src, 0, sizeof(src));
 	src.ops = ops;
 	src.elf = elf;
-	while ((scn = ops->elf_nextscn(elf, scn)) != NULL) {
-		if (!ops->gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_SYMTAB) {
-			src.symtab = ops->elf_getdata(scn, NULL);
-			src.nsymtab = (uint32_t)(sh.sh_size / sh.sh_entsize);
-		} else if (sh.sh_type == SHT_DYNSYM) {
-			src.dynsym = ops->elf_getdata(scn, NULL);
-			src.ndynsym = (uint32_t)(sh.sh_size / sh.sh_entsize);
-		}
-	}
+	symindex_src_tables(ops, elf, &src);
 	r = elf_read_build_id(ops, elf, bid, sizeof(bid));
 	if (r <= 0)
 		return -1;
