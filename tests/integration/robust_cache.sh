@@ -10,8 +10,8 @@
 #  c) a cache file that is corrupt, truncated, empty, another DSO's, owned
 #     by another user, a symlink (to a file that must stay untouched), a
 #     directory or a FIFO is ignored and rebuilt (or the index kept in
-#     memory); a header count changed by bit rot (outside the checksum) is
-#     the known bug K1 (fuzz/README.md), checked with the ASan shim
+#     memory); header counts changed by bit rot (outside the checksum; bug
+#     K1 of fuzz/README.md, fixed) checked with the ASan shim
 #  d) perf processes running concurrently on one cache dir (cold and warm)
 #     all print stock's output, and leave no temporary files behind
 #  e) a read-only cache dir (perf run as `nobody`) still works, in memory
@@ -193,8 +193,8 @@ if [ $have_perf = 1 ]; then
 		fi
 		# a FIFO at the index name: open(O_RDONLY) without O_NONBLOCK blocks
 		start=$(date +%s)
-		if SHIM_TIMEOUT=6 KNOWN="index/symindex.c try_cache() opens the cache file with openat(O_RDONLY|O_NOFOLLOW) and no O_NONBLOCK, so a FIFO at the index name blocks perf forever before the S_ISREG check" \
-			corrupt fifo "rm -f $f1 && mkfifo $f1"; then
+		# (found here; fixed in 98add12: O_NONBLOCK, then the S_ISREG check)
+		if SHIM_TIMEOUT=6 corrupt fifo "rm -f $f1 && mkfifo $f1"; then
 			pass "cache-bad-fifo: a FIFO at the index name does not block perf ($(( $(date +%s) - start ))s), output identical"
 		fi
 		# K1: a header count changed by bit rot (the header is outside the
@@ -215,10 +215,9 @@ if [ $have_perf = 1 ]; then
 				fi
 			done
 			if [ $k1 = 1 ]; then
-				msg="cache-K1: KNOWN BUG: one corrupted header byte in a cache file (nsymtab/ndynsym, outside the checksum, unchecked by validate()) makes symindex_plan() overflow the shim's keep bitmaps in perf: $(grep -m1 'ERROR: AddressSanitizer' "$T/k1.err" | cut -c1-100) at $(grep -m1 -E '#[0-9]+ .* in symindex_plan' "$T/k1.err" | sed 's/.* in //')"
-				if [ "${ROBUST_STRICT:-0}" = 1 ]; then fail "$msg"; else skip "$msg"; fi
+				fail "cache-K1: a corrupted header count in a cache file (nsymtab/ndynsym) overflows the shim's keep bitmaps in perf: $(grep -m1 'ERROR: AddressSanitizer' "$T/k1.err" | cut -c1-100) at $(grep -m1 -E '#[0-9]+ .* in symindex_plan' "$T/k1.err" | sed 's/.* in //')"
 			elif cmp -s "$T/stock.out" "$T/k1.out"; then
-				pass "cache-K1: header nsymtab/ndynsym changed by bit rot: ASan shim clean, output identical for this recording (K1 overflows only when a plan gives up, see fuzz/README.md)"
+				pass "cache-K1: header nsymtab/ndynsym changed by bit rot: file rejected, ASan shim clean, output identical"
 			else
 				fail "cache-K1: header counts changed: output differs from stock: $(head -2 "$T/k1.err")"
 			fi
@@ -480,9 +479,8 @@ if command -v musl-gcc >/dev/null 2>&1; then
 		rc=$?
 		if [ $rc = 0 ] && [ "$out" = musl-ok ]; then
 			pass "musl: a musl-linked program starts and runs with the shim preloaded"
-		elif [ $rc = 127 ] && [ "${ROBUST_STRICT:-0}" != 1 ]; then
-			skip "musl: KNOWN BUG: a musl-linked program does not start with the shim preloaded (exit 127): $(echo "$out" | grep -c 'Error') loader errors: $(echo "$out" | sed 's|/[^ ]*/||g' | head -3 | tr '\n' ';') - NEEDED libzstd.so.1 (musl's loader does not search the glibc multiarch dir) and ld-linux-x86-64.so.2 (__tls_get_addr), and glibc-only __*_chk symbols (libiberty.a)"
 		else
+			# (found here; fixed in 8872ce5: only libc NEEDED, no __tls_get_addr, no __*_chk)
 			fail "musl: rc $rc, output: $out"
 		fi
 	else

@@ -5,9 +5,9 @@
 #    files with budget + lazy + cache, one file from 8 threads, exact budget
 #    under contention, perf top's process/display threads, debug files beside
 #    their runtime files) built with -fsanitize=thread, preloading the
-#    -fsanitize=thread shim. Known, reported races are suppressed through
-#    tests/regress/tsan-known.supp and listed as SKIP lines
-#    (ROBUST_STRICT=1: no suppressions, they fail).
+#    -fsanitize=thread shim. Known, reported races listed in
+#    tests/regress/tsan-known.supp (none now) are suppressed and reported as
+#    SKIP lines (ROBUST_STRICT=1: no suppressions, they fail).
 #  - build/asan/test_threads: the same with -fsanitize=address,undefined
 #    (leak checking on).
 #  - perf report / perf script with the ASan+UBSan shim (the shared ASan
@@ -76,19 +76,7 @@ unset TSAN_OPTIONS
 # ---- ASan + UBSan --------------------------------------------------------
 export ASAN_OPTIONS="detect_leaks=1 external_symbolizer_path=$SYMB"
 export UBSAN_OPTIONS="print_stacktrace=1 halt_on_error=1"
-known=test_debug_pair_nommap
-[ "${ROBUST_STRICT:-0}" = 1 ] && known=
-SYMLAZY_TEST_SKIP=$known cmocka asan-test_threads build/asan/test_threads
-if [ -n "$known" ]; then
-	# the known race (tsan-known.supp) leaks libelf buffers: run it alone
-	# with those leaks suppressed; any other report still fails
-	SYMLAZY_TEST_SKIP="test_scan_concurrent test_scan_same_file test_budget_exact test_perf_top test_debug_pair" \
-		LSAN_OPTIONS="suppressions=$ROOT/tests/regress/lsan-known.supp print_suppressions=1" \
-		cmocka asan-debug_pair_nommap build/asan/test_threads
-	if grep -q 'Suppressions used' "$T/asan-debug_pair_nommap.log"; then
-		skip "asan: KNOWN race in runtime_layout leaked libelf buffers in this run (suppressed via tests/regress/lsan-known.supp; ROBUST_STRICT=1 fails on it)"
-	fi
-fi
+cmocka asan-test_threads build/asan/test_threads
 unset ASAN_OPTIONS
 
 # ---- perf with the ASan shim ---------------------------------------------

@@ -18,8 +18,10 @@
  *                    into shared state, a display thread reading that state and
  *                    doing random gelf_getsym lookups and elf_begin/elf_end
  *   debug_pair       separate debug files (runtime layout from another live Elf
- *                    with the same build-id) scanned beside their runtime files,
- *                    with SYMLAZY_MMAP=1 and =0
+ *                    with the same build-id): 8 threads each holding the runtime
+ *                    file open while scanning the debug file (perf's way: lazy
+ *                    every time), and debug/runtime files in different threads;
+ *                    with SYMLAZY_MMAP=1 and =0 (libelf heap-loads with =0)
  *
  * The shim is SYMLAZY_TEST_SO, else libsymlazy.so next to this binary, else
  * in its parent directory (build/tests/ -> build/, build/tsan/ -> build/tsan/).
@@ -195,6 +197,71 @@ static int child_scan(int argc, char **argv, int any)
 	return rc;
 }
 
+/* perf's pattern for a separate debug file: the runtime file (runtime_ss)
+ * stays open in the same thread while the debug file (syms_ss) is scanned. */
+struct pjob {
+	const char *dbg, *rt;
+	int rounds, mismatch, ok;
+	struct tres res;
+	pthread_barrier_t *bar;
+};
+
+static void *pair_thread(void *arg)
+{
+	struct pjob *j = arg;
+
+	pthread_barrier_wait(j->bar);
+	for (int k = 0; k < j->rounds; k++) {
+		int fd = open(j->rt, O_RDONLY | O_CLOEXEC);
+		Elf *rt = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+		size_t phnum = 0;
+		struct tres r;
+
+		if (rt)
+			elf_getphdrnum(rt, &phnum);
+		scan_file(j->dbg, &r);
+		if (rt)
+			elf_end(rt);
+		if (fd >= 0)
+			close(fd);
+		if (k == 0)
+			j->res = r;
+		else if (memcmp(&r, &j->res, sizeof(r)))
+			j->mismatch = 1;
+	}
+	return NULL;
+}
+
+/* --child pairs ROUNDS THREADS DBG RT: prints "DBG TABLE NAMED DIGEST" per thread */
+static int child_pairs(char **argv)
+{
+	int rounds = atoi(argv[0]), n = atoi(argv[1]), i, rc = 0;
+	struct pjob *jobs = calloc((size_t)n, sizeof(*jobs));
+	pthread_t *tid = calloc((size_t)n, sizeof(*tid));
+	pthread_barrier_t bar;
+
+	pthread_barrier_init(&bar, NULL, (unsigned)n);
+	for (i = 0; i < n; i++) {
+		jobs[i] = (struct pjob){ .dbg = argv[2], .rt = argv[3], .rounds = rounds, .bar = &bar };
+		pthread_create(&tid[i], NULL, pair_thread, &jobs[i]);
+	}
+	for (i = 0; i < n; i++)
+		pthread_join(tid[i], NULL);
+	for (i = 0; i < n; i++) {
+		printf("%s symtab %llu %016llx\n", argv[2], (unsigned long long)jobs[i].res.named[0],
+		       (unsigned long long)jobs[i].res.digest[0]);
+		if (jobs[i].mismatch) {
+			printf("MISMATCH between rounds in thread %d\n", i);
+			rc = 3;
+		}
+	}
+	fflush(stdout);
+	pthread_barrier_destroy(&bar);
+	free(jobs);
+	free(tid);
+	return rc;
+}
+
 /* perf top: the process thread loads symbol tables (full scans) and
  * publishes them; the display thread reads what was published, looks up
  * single symbols at random (annotate, PLT), and opens/closes Elfs. */
@@ -304,6 +371,8 @@ static int child_main(int argc, char **argv)
 	alarm(300);             /* a hang is a failure, not a stuck test run */
 	if (argc >= 4 && (!strcmp(argv[0], "scan") || !strcmp(argv[0], "scanany")))
 		return child_scan(argc - 1, argv + 1, !strcmp(argv[0], "scanany"));
+	if (argc >= 5 && !strcmp(argv[0], "pairs"))
+		return child_pairs(argv + 1);
 	if (argc >= 3 && !strcmp(argv[0], "top"))
 		return child_top(argc - 1, argv + 1);
 	fprintf(stderr, "test_threads: bad child arguments\n");
@@ -823,7 +892,7 @@ static void debug_pair(const char *mmap_env)
 	char out[PATH_MAX], envs[3][PATH_MAX + 32], *a, *js;
 	char *args[16];
 	const char *env[5];
-	int st, i;
+	int st, i, nlazy;
 
 	if (!pair_dbg[0])
 		skip();
@@ -834,9 +903,32 @@ static void debug_pair(const char *mmap_env)
 		env[i] = envs[i];
 	env[3] = mmap_env;
 	env[4] = NULL;
-	/* A debug file's lazy plan needs its runtime file's program headers:
-	 * from a live Elf of the same build-id when one is open (then lazy),
-	 * else none (then all symbols): both are right, which one is timing. */
+	/* 1. perf's way, 8 threads at once: each thread keeps the runtime file
+	 * open while it scans the debug file, so the plan is lazy every time */
+	args[0] = (char *)"pairs";
+	args[1] = (char *)"6";
+	args[2] = (char *)"8";
+	args[3] = pair_dbg;
+	args[4] = pair_rt;
+	args[5] = NULL;
+	snprintf(out, sizeof(out), "%s/pairs.out", tmpdir);
+	st = run_child(args, env, out);
+	expect_clean_exit(st, "debug pair, same thread");
+	a = sorted_lines(out);
+	assert_non_null(a);
+	expect_consistent(a, "debug pair, same thread");
+	free(a);
+	snprintf(out, sizeof(out), "%s/pair.json", tmpdir);
+	js = slurp(out);
+	assert_non_null(js);
+	nlazy = count_str(js, "\"table\":\"symtab\",\"mode\":\"lazy\"");
+	print_message("debug_pair (%s): runtime file open in the same thread: %d of 48 debug-file scans lazy\n",
+		      mmap_env, nlazy);
+	assert_int_equal(nlazy, 48);
+	free(js);
+	/* 2. debug and runtime files in different threads: a thread must not
+	 * touch another thread's Elf (libelf does no locking), so the debug
+	 * file gets no runtime layout and is loaded in full */
 	args[0] = (char *)"scanany";
 	args[1] = (char *)"12";
 	args[2] = (char *)"8";
@@ -845,7 +937,7 @@ static void debug_pair(const char *mmap_env)
 	args[5] = NULL;
 	snprintf(out, sizeof(out), "%s/pair.out", tmpdir);
 	st = run_child(args, env, out);
-	expect_clean_exit(st, "debug pair");
+	expect_clean_exit(st, "debug pair, other threads");
 	a = sorted_lines(out);
 	assert_non_null(a);
 	assert_null(strstr(a, "unreadable"));
@@ -853,7 +945,7 @@ static void debug_pair(const char *mmap_env)
 	snprintf(out, sizeof(out), "%s/pair.json", tmpdir);
 	js = slurp(out);
 	assert_non_null(js);
-	print_message("debug_pair (%s): %d lazy scans, %d eager scans of the debug file\n", mmap_env,
+	print_message("debug_pair (%s): runtime file in other threads: %d lazy, %d eager debug-file scans\n", mmap_env,
 		      count_str(js, "\"table\":\"symtab\",\"mode\":\"lazy\""),
 		      count_str(js, "\"table\":\"symtab\",\"mode\":\"eager\""));
 	free(js);
