@@ -1212,8 +1212,10 @@ static int dso_add_addr(struct pd_dsoent *d, uint64_t a)
 	return 0;
 }
 
-/* Add ip's file offset for every mapping of @p containing it (data
- * mappings only for IP_ADDR: perf resolves sample->addr through any map). */
+/* Add ip's file offset for every mapping of @p containing it, data mappings
+ * included: perf 6.1 keeps one map tree per thread, so a callchain entry or
+ * sample ip that lands in a data mapping recorded with -d is resolved there
+ * too (superset rule). @kind is kept for the statistics of callers. */
 static int resolve_in(struct rd *r, struct pd_proc *p, uint64_t ip, uint32_t kind)
 {
 	size_t lo = 0, hi = p->nr_maps;
@@ -1233,7 +1235,8 @@ static int resolve_in(struct rd *r, struct pd_proc *p, uint64_t ip, uint32_t kin
 
 		if (p->maxend[lo] <= ip)
 			break;
-		if (ip < m->end && (!m->data || (kind & IP_ADDR)) &&
+		(void)kind;
+		if (ip < m->end &&
 		    (ret = dso_add_addr(&r->dsos[m->dso], ip - m->start + m->pgoff)) < 0)
 			return ret;
 	}

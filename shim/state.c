@@ -264,6 +264,10 @@ static int lazy_target(char *input, size_t n, char *why, size_t whysz)
 		snprintf(why, whysz, "%s", act.why);
 		return 0;
 	}
+	if (!activate_text_output(&act, isatty(1))) {
+		snprintf(why, whysz, "%s", act.why);
+		return 0;
+	}
 	dem_mode = act.demangle;
 	if (act.default_input && fstat(0, &st) == 0 && S_ISFIFO(st.st_mode)) {
 		snprintf(why, whysz, "perf.data comes from a pipe");
@@ -325,33 +329,43 @@ nocache:
 			   cfg.cache_dir, strerror(errno));
 }
 
+/* Read SYMLAZY_ADDRS into the address sets. 1 on success. */
+static int use_addrs_file(void)
+{
+	char err[200] = "";
+	int r = addrs_read(cfg.addrs_path, &addrs, err, sizeof(err));
+
+	if (r < 0) {
+		warnx_line("symlazy: cannot use SYMLAZY_ADDRS=%s: %s; loading all symbols",
+			   cfg.addrs_path, err[0] ? err : strerror(-r));
+		snprintf(totals.lazy_reason, sizeof(totals.lazy_reason), "bad SYMLAZY_ADDRS");
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * Where the address sets come from: perf script/report/annotate reading a
+ * file use that perf.data (a SYMLAZY_ADDRS left in the environment never
+ * overrides it); SYMLAZY_ADDRS serves every other case, including perf with
+ * SYMLAZY_LAZY=off.
+ */
 static void setup_lazy(void)
 {
 	char input[PATH_MAX], err[200] = "";
 	int r;
 
 	totals.lazy = "off";
-	if (cfg.addrs_path[0]) {
-		r = addrs_read(cfg.addrs_path, &addrs, err, sizeof(err));
-		if (r < 0) {
-			warnx_line("symlazy: cannot use SYMLAZY_ADDRS=%s: %s; loading all symbols",
-				   cfg.addrs_path, err[0] ? err : strerror(-r));
-			snprintf(totals.lazy_reason, sizeof(totals.lazy_reason), "bad SYMLAZY_ADDRS");
-			return;
-		}
-		lazy_on = 1;
-		goto done;
-	}
 	if (cfg.lazy == LAZY_OFF) {
 		snprintf(totals.lazy_reason, sizeof(totals.lazy_reason), "SYMLAZY_LAZY=off");
-		return;
+		goto addrs_file;
 	}
 	if (!is_perf) {
 		snprintf(totals.lazy_reason, sizeof(totals.lazy_reason), "not perf");
-		return;
+		goto addrs_file;
 	}
 	if (!lazy_target(input, sizeof(input), totals.lazy_reason, sizeof(totals.lazy_reason)))
-		return;
+		goto addrs_file;
 	if (cfg.lazy == LAZY_AUTO && !perf_is_61()) {
 		warnx_line("symlazy: this perf is not 6.1, whose symbol loading lazy mode mirrors; "
 			   "loading all symbols (SYMLAZY_LAZY=on overrides)");
@@ -360,8 +374,9 @@ static void setup_lazy(void)
 	}
 	r = perfdata_read(input, &real_ops, &addrs, err, sizeof(err));
 	if (r < 0) {
-		warnx_line("symlazy: cannot pre-read %s (%s); loading all symbols", input,
-			   err[0] ? err : strerror(-r));
+		if (!(r == -ENOTSUP && (addrs.flags & PD_F_PIPE)))   /* a saved pipe stream is not an error */
+			warnx_line("symlazy: cannot pre-read %s (%s); loading all symbols", input,
+				   err[0] ? err : strerror(-r));
 		snprintf(totals.lazy_reason, sizeof(totals.lazy_reason), "perf.data unreadable: %s",
 			 err[0] ? err : strerror(-r));
 		return;
@@ -373,8 +388,13 @@ static void setup_lazy(void)
 		perfdata_free(&addrs);
 		return;
 	}
+	goto on;
+addrs_file:
+	if (!cfg.addrs_path[0] || !use_addrs_file())
+		return;
+	totals.lazy_reason[0] = '\0';
+on:
 	lazy_on = 1;
-done:
 	totals.lazy = "on";
 	totals.addr_dsos = addrs.nr_dsos;
 	for (size_t i = 0; i < addrs.nr_dsos; i++)

@@ -71,7 +71,21 @@ if SYMLAZY_LAZY=off SYMLAZY_ADDRS=$T/addrs.txt SYMLAZY_STATS=$T/a.json LD_PRELOA
    grep -q '"lazy":"on"' a.json; then pass "addrs-file-identical ($(grep -vc '^#' addrs.txt) addresses)"
 else failt "addrs-file-identical"; fi
 echo 'not a build-id line' > bad.txt
-n=$(SYMLAZY_ADDRS=$T/bad.txt LD_PRELOAD=$SO perf script -i plt.data 2>&1 >bad.out | grep -c '^symlazy: cannot use SYMLAZY_ADDRS')
+n=$(SYMLAZY_LAZY=off SYMLAZY_ADDRS=$T/bad.txt LD_PRELOAD=$SO perf script -i plt.data 2>&1 >bad.out | grep -c '^symlazy: cannot use SYMLAZY_ADDRS')
 if [ "$n" = 1 ] && cmp -s bad.out stock.txt; then pass "addrs-file-bad: one warning line, stock output"
 else failt "addrs-file-bad: $n warning lines"; fi
+# a SYMLAZY_ADDRS left in the environment never overrides perf's own perf.data
+echo '0123456789abcdef0123456789abcdef01234567 1000' > stale.txt
+if SYMLAZY_ADDRS=$T/stale.txt SYMLAZY_STATS=$T/s.json LD_PRELOAD=$SO perf script -i plt.data 2>/dev/null | cmp -s - stock.txt &&
+   grep -q '"lazy":"on"' s.json && ! grep -q 'no samples in perf.data' s.json; then
+	pass "addrs-file-stale: perf.data wins over a stale SYMLAZY_ADDRS"
+else failt "addrs-file-stale"; fi
+# abbreviated long option and perf annotate --stdio2 (call targets need the full table)
+if SYMLAZY_STATS=$T/s2.json LD_PRELOAD=$SO perf script --inp=plt.data 2>/dev/null | cmp -s - stock.txt &&
+   grep -q '"lazy":"on"' s2.json; then pass "abbreviated-input-option: --inp= read as --input"
+else failt "abbreviated-input-option"; fi
+perf annotate --stdio2 -i plt.data main > ann.stock 2>/dev/null
+if LD_PRELOAD=$SO SYMLAZY_STATS=$T/s3.json perf annotate --stdio2 -i plt.data main 2>/dev/null | cmp -s - ann.stock &&
+   grep -q '"lazy":"off"' s3.json; then pass "annotate-stdio2: eager (call targets), identical"
+else failt "annotate-stdio2"; fi
 exit $fail

@@ -32,6 +32,42 @@ static void test_inputs(void **state)
 	assert_int_equal(a.default_input, 1);
 }
 
+static void test_abbrev_and_groups(void **state)
+{
+	struct activation a;
+
+	(void)state;
+	/* perf accepts abbreviations of long options and grouped short options */
+	assert_int_equal(PARSE(&a, "perf", "script", "--inp=B.data"), 1);
+	assert_string_equal(a.input, "B.data");
+	assert_int_equal(PARSE(&a, "perf", "script", "--inpu", "C.data"), 1);
+	assert_string_equal(a.input, "C.data");
+	assert_int_equal(PARSE(&a, "perf", "script", "-fi", "B.data"), 0);   /* can't tell: stay eager */
+	assert_non_null(strstr(a.why, "-fi"));
+	assert_int_equal(PARSE(&a, "perf", "report", "-g", "-vv", "-i", "D"), 1);
+	assert_string_equal(a.input, "D");
+}
+
+static void test_text_output(void **state)
+{
+	struct activation a;
+
+	(void)state;
+	PARSE(&a, "perf", "script");
+	assert_int_equal(activate_text_output(&a, 1), 1);
+	PARSE(&a, "perf", "report");
+	assert_int_equal(activate_text_output(&a, 1), 0);      /* TUI */
+	assert_int_equal(activate_text_output(&a, 0), 1);      /* piped: stdio */
+	PARSE(&a, "perf", "report", "--stdio");
+	assert_int_equal(activate_text_output(&a, 1), 1);
+	PARSE(&a, "perf", "annotate", "--stdio2");
+	assert_int_equal(activate_text_output(&a, 0), 0);      /* names call targets */
+	PARSE(&a, "perf", "annotate");
+	assert_int_equal(activate_text_output(&a, 0), 0);
+	PARSE(&a, "perf", "annotate", "--stdio", "hot");
+	assert_int_equal(activate_text_output(&a, 1), 1);
+}
+
 static void test_not_lazy(void **state)
 {
 	struct activation a;
@@ -77,6 +113,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_inputs),
 		cmocka_unit_test(test_not_lazy),
+		cmocka_unit_test(test_abbrev_and_groups),
+		cmocka_unit_test(test_text_output),
 		cmocka_unit_test(test_demangle_flags),
 		cmocka_unit_test(test_version),
 	};
