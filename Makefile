@@ -65,11 +65,12 @@ demo: deps
 bench: all
 	@sh scripts/bench.sh
 
-install: $(SO)
+install: $(SO) $(TOOL_BIN)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/doc/symlazy
 	install -m 0644 $(SO) $(DESTDIR)$(PREFIX)/lib/libsymlazy.so
 	install -m 0644 README.md LICENSE $(DESTDIR)$(PREFIX)/share/doc/symlazy/
-	@if [ -x $(B)/bin/symlazy-addrs ]; then install -d $(DESTDIR)$(PREFIX)/bin && install -m 0755 $(B)/bin/symlazy-addrs $(DESTDIR)$(PREFIX)/bin/; fi
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(B)/bin/symlazy-addrs $(DESTDIR)$(PREFIX)/bin/
 
 clean:
 	rm -rf $(B)
