@@ -1049,8 +1049,10 @@ static void report_stats(void)
 		if (!f) {
 			warnx_line("symlazy: cannot write stats to %s: %s", cfg.stats_path, strerror(errno));
 		} else {
-			stats_write_json(f, &totals, stats_head);
-			fclose(f);
+			int r = stats_write_json(f, &totals, stats_head);
+
+			if (fclose(f) != 0 || r < 0)
+				warnx_line("symlazy: cannot write stats to %s: %s", cfg.stats_path, strerror(errno ? errno : EIO));
 		}
 	} else {
 		fflush(stderr);
