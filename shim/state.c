@@ -1012,7 +1012,8 @@ void shim_filter_sym(Elf_Data *data, int ndx, GElf_Sym *dst, Elf32_Word *xshndx,
 		/* kept symbols are charged like eager ones */
 		__attribute__((fallthrough));
 	case PM_EAGER:
-		if (!perf_candidate(dst))
+		/* no budget and nobody reading the counters: nothing to do */
+		if ((!cfg.max_bytes && cfg.stats == STATS_OFF) || !perf_candidate(dst))
 			break;
 		{
 			uint64_t cost = budget_symbol_cost(name_len(d, dst));
