@@ -889,45 +889,6 @@ again:
 	}
 }
 
-/* Entry order of insertion: .symtab by index, then .dynsym by index. */
-static int ins_less(const struct symidx_entry *e, uint32_t a, uint32_t b)
-{
-	if (e[a].table != e[b].table)
-		return e[a].table < e[b].table;
-	return e[a].idx < e[b].idx;
-}
-
-static void ins_sift(const struct symidx_entry *e, uint32_t *p, size_t root, size_t n)
-{
-	for (;;) {
-		size_t c = 2 * root + 1;
-		uint32_t t;
-
-		if (c >= n)
-			return;
-		if (c + 1 < n && ins_less(e, p[c], p[c + 1]))
-			c++;
-		if (!ins_less(e, p[root], p[c]))
-			return;
-		t = p[root]; p[root] = p[c]; p[c] = t;
-		root = c;
-	}
-}
-
-static void ins_sort(const struct symidx_entry *e, uint32_t *p, size_t n)
-{
-	size_t i;
-
-	for (i = n / 2; i-- > 0;)
-		ins_sift(e, p, i, n);
-	for (i = n; i-- > 1;) {
-		uint32_t t = p[0];
-
-		p[0] = p[i]; p[i] = t;
-		ins_sift(e, p, 0, i);
-	}
-}
-
 /*
  * sim_run - replay perf's load of the symbols kept in @keep (NULL: all) and
  * write perf's answer for each address into @ans (node id: table << 32 | idx,
@@ -949,7 +910,8 @@ static int sim_run(const struct symidx *idx, const struct symidx_src *src,
 		if (!keep || BIT_TEST(keep[e[i].table], e[i].idx))
 			nk++;
 	nodes = nk + (lay->plt_ok ? lay->nplt_rel : 0) + 1;
-	S.map_size = (size_t)nodes * sizeof(struct rbs_node) + (size_t)nk * sizeof(uint32_t) + 64;
+	S.map_size = (size_t)nodes * sizeof(struct rbs_node) +
+		     ((size_t)nk + idx->nsymtab + idx->ndynsym) * sizeof(uint32_t) + 64;
 	fd = memfd_create("symlazy-sim", MFD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -964,10 +926,18 @@ static int sim_run(const struct symidx *idx, const struct symidx_src *src,
 	S.t.n = S.map;
 	S.t.root = 0;
 	perm = (uint32_t *)(S.t.n + nodes);
-	for (i = 0, k = 0; i < idx->nentries; i++)
-		if (!keep || BIT_TEST(keep[e[i].table], e[i].idx))
-			perm[k++] = i;
-	ins_sort(e, perm, nk);
+	{
+		/* insertion order (.symtab by index, then .dynsym) by placing each
+		 * entry at its table slot: O(n), no sort (the memfd starts zeroed) */
+		uint32_t *slot = perm + nk, nslots = idx->nsymtab + idx->ndynsym;
+
+		for (i = 0; i < idx->nentries; i++)
+			if (!keep || BIT_TEST(keep[e[i].table], e[i].idx))
+				slot[(e[i].table ? idx->nsymtab : 0) + e[i].idx] = i + 1;
+		for (i = 0, k = 0; i < nslots; i++)
+			if (slot[i])
+				perm[k++] = slot[i] - 1;
+	}
 
 	for (t = 0, k = 0; t < 2; t++) {
 		for (; k < nk && e[perm[k]].table == (uint32_t)t; k++) {
