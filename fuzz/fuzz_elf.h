@@ -12,12 +12,12 @@
 #include "symindex.h"
 
 /* Fill @src for @elf (layout into @lay, build-id into @bid[20]). */
-static inline void fuzz_elf_src(const struct elf_ops *ops, Elf *elf, struct symidx_layout *lay,
-				struct symidx_src *src, unsigned char *bid)
+static inline void fuzz_elf_src(const struct elf_ops *ops, Elf *elf, size_t fsize,
+				struct symidx_layout *lay, struct symidx_src *src, unsigned char *bid)
 {
 	int r;
 
-	if (symindex_layout(ops, elf, lay) < 0)
+	if (symindex_layout(ops, elf, fsize, lay) < 0)
 		memset(lay, 0, sizeof(*lay));
 	memset(src, 0, sizeof(*src));
 	src->ops = ops;

@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	elf = ops->elf_memory(buf, size);
 	if (!elf || ops->elf_kind(elf) != ELF_K_ELF)
 		goto out;
-	fuzz_elf_src(ops, elf, &lay, &src, bid);
+	fuzz_elf_src(ops, elf, size, &lay, &src, bid);
 	if (symindex_open(&src, &idx) == 0) {
 		uint8_t *ks = calloc(src.nsymtab / 8 + 1, 1), *kd = calloc(src.ndynsym / 8 + 1, 1);
 		uint32_t kept = 0, g;
@@ -96,7 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			 * whole plan give up early */
 			/* (not for tables claiming millions of symbols: clearing
 			 * their bitmaps would be all this harness does) */
-			for (i = 0; i < naddrs && i < 8 && src.nsymtab < (1u << 20) && src.ndynsym < (1u << 20); i++) {
+			for (i = 0; i < naddrs && i < 2 && src.nsymtab < (1u << 20) && src.ndynsym < (1u << 20); i++) {
 				memset(ks, 0, src.nsymtab / 8 + 1);
 				memset(kd, 0, src.ndynsym / 8 + 1);
 				r = symindex_plan(&idx, &lay, &src, &addrs[i], 1, ks, kd, &kept, why, sizeof(why));

@@ -62,7 +62,7 @@ seeds() {
 
 # Remove the cache dirs fuzz_cache jobs left behind (their pid is gone).
 tidy() {
-	for d in /tmp/symlazy-fuzz-cache-*; do
+	for d in /dev/shm/symlazy-fuzz-cache-* /tmp/symlazy-fuzz-cache-*; do
 		[ -d "$d" ] || continue
 		kill -0 "${d##*-}" 2>/dev/null || rm -rf "$d"
 	done

@@ -563,7 +563,7 @@ static int ip_add(struct rd *r, int32_t pid, uint64_t ip, uint32_t kind)
 
 	r->res.nr_user_ips++;
 	if ((r->nr_ips + 1) * 2 > r->ips_cap) {
-		size_t ncap = r->ips_cap ? r->ips_cap * 2 : 1u << 14;
+		size_t ncap = r->ips_cap ? r->ips_cap * 2 : 1u << 8;
 		struct pd_ipent *n = calloc(ncap, sizeof(*n));
 
 		if (!n)
@@ -1535,8 +1535,10 @@ int perfdata_read(const char *path, const struct elf_ops *ops, struct pd_result 
 		goto out;
 	}
 	r.win.fsize = (uint64_t)st.st_size;
-	r.win.cap = PD_WINDOW;
-	r.win.buf = malloc(PD_WINDOW);
+	/* no request can exceed the file size (win_get), so a small file
+	 * needs no full-size window */
+	r.win.cap = r.win.fsize < PD_WINDOW ? (size_t)r.win.fsize + 1 : PD_WINDOW;
+	r.win.buf = malloc(r.win.cap);
 	if (!r.win.buf || itab_init(&r.proc_tab, 256) < 0 || itab_init(&r.dso_tab, 256) < 0 ||
 	    itab_init(&r.bid_tab, 64) < 0) {
 		rc = -ENOMEM;

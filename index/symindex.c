@@ -145,7 +145,7 @@ int symindex_src_tables(const struct elf_ops *ops, Elf *elf, struct symidx_src *
 	return !!src->symtab + !!src->dynsym;
 }
 
-int symindex_layout(const struct elf_ops *ops, Elf *elf, struct symidx_layout *lay)
+int symindex_layout(const struct elf_ops *ops, Elf *elf, uint64_t fsize, struct symidx_layout *lay)
 {
 	size_t phnum = 0, shstrndx = 0, i;
 	Elf_Scn *scn = NULL;
@@ -200,7 +200,8 @@ int symindex_layout(const struct elf_ops *ops, Elf *elf, struct symidx_layout *l
 			}
 		}
 		if (dynsym_idx && have_rel && have_plt && rel.sh_link == dynsym_idx && rel.sh_entsize &&
-		    (rel.sh_type == SHT_RELA || rel.sh_type == SHT_REL) && rel.sh_size / rel.sh_entsize < (1u << 24)) {
+		    (rel.sh_type == SHT_RELA || rel.sh_type == SHT_REL) && rel.sh_size / rel.sh_entsize < (1u << 24) &&
+		    (!fsize || (rel.sh_offset <= fsize && rel.sh_size <= fsize - rel.sh_offset))) {
 			lay->plt_ok = 1;
 			lay->plt_entsize = plt.sh_entsize;
 			lay->plt_first = plt.sh_offset + plt.sh_entsize;
@@ -893,9 +894,12 @@ again:
  * sim_run - replay perf's load of the symbols kept in @keep (NULL: all) and
  * write perf's answer for each address into @ans (node id: table << 32 | idx,
  * SIM_PLT | k for the k-th PLT symbol, SIM_NULL). Scratch memory is a memfd
- * mapping, not heap. Returns 0, 1 if a duplicate choice depends on demangled
+ * mapping, not heap, except below SIM_HEAP_MAX bytes (a few hundred
+ * symbols: five syscalls would cost more than the replay). Returns 0, 1 if a duplicate choice depends on demangled
  * names, or -errno.
  */
+#define SIM_HEAP_MAX (64u << 10)
+
 static int sim_run(const struct symidx *idx, const struct symidx_src *src,
 		   const struct symidx_layout *lay, uint8_t *const keep[2],
 		   const uint64_t *addrs, size_t naddrs, uint64_t *ans, uint64_t *ans_start)
@@ -904,7 +908,7 @@ static int sim_run(const struct symidx *idx, const struct symidx_src *src,
 	const struct symidx_entry *e = idx->entries;
 	uint32_t nk = 0, i, nodes, *perm, nr[2] = { 0, 0 }, k;
 	size_t a;
-	int fd, t;
+	int fd, t, heap;
 
 	for (i = 0; i < idx->nentries; i++)
 		if (!keep || BIT_TEST(keep[e[i].table], e[i].idx))
@@ -912,23 +916,29 @@ static int sim_run(const struct symidx *idx, const struct symidx_src *src,
 	nodes = nk + (lay->plt_ok ? lay->nplt_rel : 0) + 1;
 	S.map_size = (size_t)nodes * sizeof(struct rbs_node) +
 		     ((size_t)nk + idx->nsymtab + idx->ndynsym) * sizeof(uint32_t) + 64;
-	fd = memfd_create("symlazy-sim", MFD_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (ftruncate(fd, (off_t)S.map_size) < 0) {
+	heap = S.map_size <= SIM_HEAP_MAX;
+	if (heap) {
+		if (!(S.map = calloc(1, S.map_size)))
+			return -ENOMEM;
+	} else {
+		fd = memfd_create("symlazy-sim", MFD_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		if (ftruncate(fd, (off_t)S.map_size) < 0) {
+			close(fd);
+			return -ENOMEM;
+		}
+		S.map = mmap(NULL, S.map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		close(fd);
-		return -ENOMEM;
+		if (S.map == MAP_FAILED)
+			return -ENOMEM;
 	}
-	S.map = mmap(NULL, S.map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (S.map == MAP_FAILED)
-		return -ENOMEM;
 	S.t.n = S.map;
 	S.t.root = 0;
 	perm = (uint32_t *)(S.t.n + nodes);
 	{
 		/* insertion order (.symtab by index, then .dynsym) by placing each
-		 * entry at its table slot: O(n), no sort (the memfd starts zeroed) */
+		 * entry at its table slot: O(n), no sort (the scratch starts zeroed) */
 		uint32_t *slot = perm + nk, nslots = idx->nsymtab + idx->ndynsym;
 
 		for (i = 0; i < idx->nentries; i++)
@@ -975,7 +985,10 @@ static int sim_run(const struct symidx *idx, const struct symidx_src *src,
 		if (ans_start)
 			ans_start[a] = x ? S.t.n[x].start : 0;
 	}
-	munmap(S.map, S.map_size);
+	if (heap)
+		free(S.map);
+	else
+		munmap(S.map, S.map_size);
 	return S.uncertain ? 1 : 0;
 }
 

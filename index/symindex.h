@@ -126,8 +126,17 @@ int symindex_src_tables(const struct elf_ops *ops, Elf *elf, struct symidx_src *
  * variant; detects corruption, not tampering: the cache dir is private). */
 uint64_t symindex_checksum(const void *p, size_t n);
 
-/* Build the layout (PT_LOADs and PLT ranges) of a runtime ELF. 0 or -errno. */
-int symindex_layout(const struct elf_ops *ops, Elf *elf, struct symidx_layout *lay);
+/*
+ * symindex_layout - the layout (PT_LOADs, PLT ranges, PLT synthesis inputs)
+ * of a runtime ELF. @fsize is the size in bytes of the file (or memory
+ * image) behind @elf, 0 if unknown: perf synthesizes PLT symbols only when
+ * elf_getdata() of .rela.plt succeeds, and libelf fails it for a section
+ * that does not fit in the file (elfutils elf_getdata.c
+ * __libelf_set_rawdata_wrlock: offset/size against maximum_size), so a
+ * relocation section past @fsize means no PLT symbols. No libelf call that
+ * can fail or allocate is made. Returns 0 or -errno.
+ */
+int symindex_layout(const struct elf_ops *ops, Elf *elf, uint64_t fsize, struct symidx_layout *lay);
 
 /*
  * symindex_plan - the keep-set for sorted, unique lookup addresses @addrs.

@@ -709,6 +709,15 @@ def _(E):
     return E.b
 
 
+@mutation("relaplt-past-eof", True, ".rela.plt sh_size past the end of the file (libelf refuses it: perf synthesizes no PLT symbols)")
+def _(E):
+    i = E.find(".rela.plt")
+    if i is None:
+        i = need(E.find(".rel.plt"))
+    E.set_shdr(i, size=E.shdr(i)["entsize"] * 0xaaaab)
+    return E.b
+
+
 def flips(seed, n, keep_note):
     def f(E):
         rnd = random.Random(seed)

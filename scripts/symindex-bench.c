@@ -38,7 +38,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	fd = open(argv[1], O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || !(elf = ops->elf_begin(fd, ELF_C_READ_MMAP, NULL)) || symindex_layout(ops, elf, &lay) < 0) {
+	if (fd < 0 || !(elf = ops->elf_begin(fd, ELF_C_READ_MMAP, NULL)) || symindex_layout(ops, elf, 0, &lay) < 0) {
 		fprintf(stderr, "symindex-bench: cannot read %s as ELF\n", argv[1]);
 		return 1;
 	}

@@ -644,14 +644,20 @@ static int is_kernel_like(Elf *elf)
 	       section_named(elf, "__ksymtab_strings", NULL, NULL);
 }
 
+/* Size of the file behind a tracked Elf, 0 if unknown. */
+static uint64_t ent_size(const struct elf_ent *e)
+{
+	return e->have_st && e->st.st_size > 0 ? (uint64_t)e->st.st_size : 0;
+}
+
 /* A runtime layout is usable when some PT_LOAD has file bytes and .text is
  * not NOBITS (separate debug files have bogus program headers). */
-static int layout_of(Elf *elf, struct symidx_layout *lay)
+static int layout_of(Elf *elf, uint64_t fsize, struct symidx_layout *lay)
 {
 	GElf_Shdr sh;
 	unsigned i;
 
-	if (symindex_layout(&real_ops, elf, lay) < 0)
+	if (symindex_layout(&real_ops, elf, fsize, lay) < 0)
 		return 0;
 	if (section_named(elf, ".text", NULL, &sh) && sh.sh_type == SHT_NOBITS)
 		return 0;
@@ -667,7 +673,7 @@ static int runtime_layout(struct elf_ent *self, const struct pd_dso *dso, struct
 	struct elf_ent *e, *tmp;
 	int found = 0;
 
-	if (layout_of(self->elf, lay))
+	if (layout_of(self->elf, ent_size(self), lay))
 		return 1;
 	/* perf's runtime_ss is alive beside the debug file: same build-id. */
 	pthread_rwlock_rdlock(&lock);
@@ -678,7 +684,7 @@ static int runtime_layout(struct elf_ent *self, const struct pd_dso *dso, struct
 		if (e == self || e->tid != self->tid || !ent_build_id(e) || e->bid_len != self->bid_len ||
 		    memcmp(e->bid, self->bid, (size_t)e->bid_len))
 			continue;
-		if (layout_of(e->elf, lay)) {
+		if (layout_of(e->elf, ent_size(e), lay)) {
 			found = 1;
 			break;
 		}
@@ -697,8 +703,11 @@ static int runtime_layout(struct elf_ent *self, const struct pd_dso *dso, struct
 		if (elf) {
 			int r = elf_read_build_id(&real_ops, elf, bid, sizeof(bid));
 
+			struct stat st;
+
 			if (r == self->bid_len && !memcmp(bid, self->bid, (size_t)r))
-				found = layout_of(elf, lay);
+				found = layout_of(elf, fstat(fd, &st) == 0 && st.st_size > 0 ?
+						  (uint64_t)st.st_size : 0, lay);
 			real_ops.elf_end(elf);
 		}
 		close(fd);

@@ -88,7 +88,7 @@ static int setup(void **state)
 	ops = elfops_direct();
 	fd = open(sofile, O_RDONLY);
 	elf = ops->elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || symindex_layout(ops, elf, &lay) < 0)
+	if (!elf || symindex_layout(ops, elf, 0, &lay) < 0)
 		return -1;
 	memset(&src, 0, sizeof(src));
 	src.ops = ops;
@@ -218,6 +218,36 @@ static void test_plt_means_full_table(void **state)
 	symindex_close(&idx);
 }
 
+/* perf synthesizes PLT symbols only if elf_getdata(.rela.plt) succeeds, and
+ * libelf refuses a section that does not fit in the file: a layout built
+ * for a file too short for .rela.plt must not model PLT symbols. */
+static void test_plt_rel_past_eof(void **state)
+{
+	struct symidx_layout l;
+	struct stat st;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh, rel = { 0 };
+	size_t shstrndx;
+
+	(void)state;
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(symindex_layout(ops, elf, (uint64_t)st.st_size, &l), 0);
+	assert_int_equal(l.plt_ok, 1);
+	assert_int_equal(l.nplt_rel, lay.nplt_rel);
+	assert_true(l.nplt_rel >= 1);
+	assert_int_equal(ops->elf_getshdrstrndx(elf, &shstrndx), 0);
+	while ((scn = ops->elf_nextscn(elf, scn)) != NULL)
+		if (ops->gelf_getshdr(scn, &sh) && !strcmp(ops->elf_strptr(elf, shstrndx, sh.sh_name), ".rela.plt"))
+			rel = sh;
+	assert_true(rel.sh_size > 0);
+	/* one byte short of the end of .rela.plt: no PLT symbols */
+	assert_int_equal(symindex_layout(ops, elf, rel.sh_offset + rel.sh_size - 1, &l), 0);
+	assert_int_equal(l.plt_ok, 0);
+	/* exactly enough: PLT symbols again */
+	assert_int_equal(symindex_layout(ops, elf, rel.sh_offset + rel.sh_size, &l), 0);
+	assert_int_equal(l.plt_ok, 1);
+}
+
 static void test_no_answer_keeps_one(void **state)
 {
 	struct symidx idx;
@@ -299,6 +329,7 @@ int main(void)
 		cmocka_unit_test(test_zero_size_keeps_successor),
 		cmocka_unit_test(test_overlap_means_full_table),
 		cmocka_unit_test(test_plt_means_full_table),
+		cmocka_unit_test(test_plt_rel_past_eof),
 		cmocka_unit_test(test_no_answer_keeps_one),
 		cmocka_unit_test(test_cache_roundtrip_and_corruption),
 		cmocka_unit_test(test_sort),
