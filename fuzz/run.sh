@@ -4,6 +4,7 @@
 #   seeds   build/fuzz/corpus/<h>/ += fuzz/seeds/<h>/* (+ generated inputs:
 #           malformed ELF variants of the seed ELFs for symindex)
 #   fuzz    run each harness FUZZ_SECONDS (default 60) in libFuzzer fork mode,
+#           or until FUZZ_EXECS executions (then FUZZ_SECONDS is a cap, default 6 h),
 #           continuing after crashes; one summary line per harness:
 #           "fuzz_<h>: <execs> execs, <n> crashes (<k> artifacts), corpus <c>"
 #           crash inputs land in build/fuzz/artifacts/<h>/
@@ -12,7 +13,7 @@
 #           (default 10) of fuzzing; tests/regress/<h>/known/* (open bugs)
 #           are run one by one and reported as SKIP while they still crash.
 #           Prints PASS:/FAIL:/SKIP: lines; exits 1 on any failure.
-# Env: FUZZ_SECONDS, FUZZ_JOBS (fork-mode jobs, default 2), FUZZ_KNOWN=1 (do not filter inputs that hit known open
+# Env: FUZZ_SECONDS, FUZZ_EXECS, FUZZ_JOBS (fork-mode jobs, default 2), FUZZ_KNOWN=1 (do not filter inputs that hit known open
 # bugs, see fuzz/README.md), FUZZ_ARGS (extra libFuzzer flags).
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -86,15 +87,40 @@ seeds)
 	for h; do seeds "$h"; done
 	;;
 fuzz)
-	secs=${FUZZ_SECONDS:-60}
+	# FUZZ_EXECS=N: stop each harness once its fork-mode status line counts
+	# N executions (FUZZ_SECONDS, default then 6 h, stays the cap)
+	target=${FUZZ_EXECS:-0}
+	if [ "$target" -gt 0 ]; then secs=${FUZZ_SECONDS:-21600}; else secs=${FUZZ_SECONDS:-60}; fi
 	for h; do
 		mkdir -p "$B/artifacts/$h" "$B/logs"
 		log=$B/logs/$h.log
-		"$B/fuzz_$h" -fork="${FUZZ_JOBS:-2}" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+		start=$(date +%s)
+		# own session: the fork-mode jobs are stopped with their parent
+		setsid "$B/fuzz_$h" -fork="${FUZZ_JOBS:-2}" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
 			-max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len="$(maxlen "$h")" \
-			-artifact_prefix="$B/artifacts/$h/" ${FUZZ_ARGS:-} "$B/corpus/$h" >"$log" 2>&1
+			-artifact_prefix="$B/artifacts/$h/" ${FUZZ_ARGS:-} "$B/corpus/$h" >"$log" 2>&1 &
+		pid=$!
+		if [ "$target" -gt 0 ]; then
+			while kill -0 "$pid" 2>/dev/null; do
+				sleep 5
+				last=$(grep -E '^#[0-9]+: ' "$log" | tail -1)
+				n=$(printf '%s\n' "$last" | sed -n 's/^#\([0-9]*\):.*/\1/p')
+				if [ "${n:-0}" -ge "$target" ]; then
+					# the jobs we interrupt count as crashes in the
+					# next status line: report the line before the stop
+					kill -INT "-$pid" 2>/dev/null
+					sleep 2
+					kill -KILL "-$pid" 2>/dev/null
+					wait "$pid" 2>/dev/null
+					echo "INFO: run.sh stopped the run at FUZZ_EXECS=$target; status before the stop:" >>"$log"
+					printf '%s\n' "$last" >>"$log"
+					break
+				fi
+			done
+		fi
+		wait "$pid" 2>/dev/null
 		tidy
-		summary "$h" "$log"
+		echo "$(summary "$h" "$log") in $(( $(date +%s) - start ))s"
 	done
 	;;
 replay)

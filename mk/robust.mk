@@ -7,7 +7,9 @@
 #                      plus tests/unit/test_threads.c built with the same
 #                      sanitizer (build/asan/test_threads, build/tsan/test_threads)
 #   make fuzz          build the harnesses and run each for FUZZ_SECONDS
-#                      (default 60); prints executions and crashes per harness
+#                      (default 60, or 6 h with FUZZ_EXECS); prints executions and crashes per harness
+#   make fuzz FUZZ_EXECS=10000000 FUZZ_SECONDS=7200
+#                      run each until 10M executions (FUZZ_SECONDS = cap)
 #   make fuzz-replay   run every harness over its seeds, corpus and
 #                      tests/regress/<harness>/, then FUZZ_REPLAY_SECONDS
 #                      (default 10) of fuzzing; non-zero exit on a crash
@@ -34,7 +36,8 @@ SAN_LIBS     := -liberty $(LIBS)
 SAN_PROGS    := test_threads
 FUZZ_NAMES   := perfdata symindex cache config addrs
 FUZZ_BIN     := $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_NAMES))
-FUZZ_SECONDS ?= 60
+FUZZ_SECONDS ?=
+FUZZ_EXECS   ?= 0
 FUZZ_REPLAY_SECONDS ?= 10
 
 .PHONY: sanitize fuzz fuzz-build fuzz-replay fuzz-seeds
@@ -94,7 +97,7 @@ fuzz-seeds: fuzz-build
 	@sh fuzz/run.sh seeds $(FUZZ_NAMES)
 
 fuzz: fuzz-seeds
-	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh fuzz/run.sh fuzz $(FUZZ_NAMES)
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_EXECS=$(FUZZ_EXECS) sh fuzz/run.sh fuzz $(FUZZ_NAMES)
 
 fuzz-replay: fuzz-seeds
 	@FUZZ_SECONDS=$(FUZZ_REPLAY_SECONDS) sh fuzz/run.sh replay $(FUZZ_NAMES)
