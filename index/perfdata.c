@@ -228,6 +228,14 @@ struct pd_proc {
 	int sorted;
 	int32_t *parents;
 	size_t nr_parents, alloc_parents;
+	uint32_t uf;		/* union-find parent: processes sharing a tid */
+	uint32_t next_member;	/* next process of the same class, UINT32_MAX = none */
+};
+
+/* tid -> first process seen with it (perf finds threads by tid) */
+struct pd_tident {
+	int32_t tid;
+	uint32_t proc;		/* UINT32_MAX = empty slot */
 };
 
 /* kinds of looked-up addresses (pd_ipent.used bits) */
@@ -285,6 +293,11 @@ struct rd {
 	struct pd_itab proc_tab;
 	int32_t last_pid;
 	uint32_t last_proc;
+
+	struct pd_tident *tids;	/* open addressing on tid */
+	size_t tids_cap, nr_tids;
+	int32_t last_tid, last_tid_pid;
+	int classes;		/* some tid was seen with two pids */
 
 	struct pd_dsoent *dsos;
 	size_t nr_dsos, alloc_dsos;
@@ -403,12 +416,84 @@ static struct pd_proc *proc_get(struct rd *r, int32_t pid)
 	p = &r->procs[r->nr_procs];
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
+	p->uf = (uint32_t)r->nr_procs;
+	p->next_member = UINT32_MAX;
 	r->proc_tab.slot[s] = (uint32_t)r->nr_procs;
 	r->proc_tab.nr++;
 	r->last_pid = pid;
 	r->last_proc = (uint32_t)r->nr_procs;
 	r->nr_procs++;
 	return p;
+}
+
+static uint32_t uf_root(struct rd *r, uint32_t i)
+{
+	while (r->procs[i].uf != i) {
+		r->procs[i].uf = r->procs[r->procs[i].uf].uf;	/* path halving */
+		i = r->procs[i].uf;
+	}
+	return i;
+}
+
+/*
+ * note_thread - a record names thread @tid of process @pid. perf 6.1 finds
+ * a thread by tid alone (util/machine.c ____machine__findnew_thread) and
+ * keeps the pid it was first created with, so the maps a record or sample
+ * reaches are those of the tid's thread, whatever its pid field says.
+ * Processes that ever share a tid are joined into one class, and an address
+ * is resolved through the maps of every process of its class (a superset:
+ * in an intact recording every tid has one pid and each class is one
+ * process). tid <= 0 (idle, unknown) and pid -1 are ignored.
+ * Returns 0 or -ENOMEM.
+ */
+static int note_thread(struct rd *r, int32_t pid, int32_t tid)
+{
+	struct pd_proc *p;
+	uint32_t pi, a, b;
+	size_t i, m;
+
+	if (tid <= 0 || pid == -1 || (tid == r->last_tid && pid == r->last_tid_pid))
+		return 0;
+	if (!(p = proc_get(r, pid)))
+		return -ENOMEM;
+	pi = (uint32_t)(p - r->procs);
+	if ((r->nr_tids + 1) * 2 > r->tids_cap) {
+		size_t ncap = r->tids_cap ? r->tids_cap * 2 : 64;
+		struct pd_tident *n = malloc(ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		for (i = 0; i < ncap; i++)
+			n[i].proc = UINT32_MAX;
+		for (i = 0; i < r->tids_cap; i++) {
+			size_t j;
+
+			if (r->tids[i].proc == UINT32_MAX)
+				continue;
+			j = (size_t)hash64((uint32_t)r->tids[i].tid) & (ncap - 1);
+			while (n[j].proc != UINT32_MAX)
+				j = (j + 1) & (ncap - 1);
+			n[j] = r->tids[i];
+		}
+		free(r->tids);
+		r->tids = n;
+		r->tids_cap = ncap;
+	}
+	m = r->tids_cap - 1;
+	i = (size_t)hash64((uint32_t)tid) & m;
+	while (r->tids[i].proc != UINT32_MAX && r->tids[i].tid != tid)
+		i = (i + 1) & m;
+	if (r->tids[i].proc == UINT32_MAX) {
+		r->tids[i].tid = tid;
+		r->tids[i].proc = pi;
+		r->nr_tids++;
+	} else if ((a = uf_root(r, r->tids[i].proc)) != (b = uf_root(r, pi))) {
+		r->procs[a > b ? a : b].uf = a < b ? a : b;
+		r->classes = 1;
+	}
+	r->last_tid = tid;
+	r->last_tid_pid = pid;
+	return 0;
 }
 
 /* dsos: key = (path, embedded build-id) */
@@ -711,7 +796,13 @@ static int do_sample(struct rd *r, const unsigned char *p, size_t size, uint16_t
 #define NEED(n) do { if ((uint64_t)(end - q) < (uint64_t)(n)) goto trunc; } while (0)
 	if (st & PERF_SAMPLE_IDENTIFIER) { NEED(8); q += 8; }
 	if (st & PERF_SAMPLE_IP) { NEED(8); ip = rd64(q); q += 8; has_ip = 1; }
-	if (st & PERF_SAMPLE_TID) { NEED(8); pid = (int32_t)rd32(q); q += 8; }
+	if (st & PERF_SAMPLE_TID) {
+		NEED(8);
+		pid = (int32_t)rd32(q);
+		if ((ret = note_thread(r, pid, (int32_t)rd32(q + 4))) < 0)
+			return ret;
+		q += 8;
+	}
 	if (st & PERF_SAMPLE_TIME) { NEED(8); q += 8; }
 	if (st & PERF_SAMPLE_ADDR) {
 		NEED(8);
@@ -819,6 +910,8 @@ static int do_record(struct rd *r, const unsigned char *p, size_t size, uint64_t
 		/* header, u32 pid, tid, u64 addr, len, pgoff, char filename[] */
 		if (size < 40)
 			goto short_rec;
+		if (note_thread(r, (int32_t)rd32(p + 8), (int32_t)rd32(p + 12)) < 0)
+			return -ENOMEM;
 		return add_map(r, misc, (int32_t)rd32(p + 8), rd64(p + 16), rd64(p + 24),
 			       rd64(p + 32), p + 40, size - 40, NULL, 0,
 			       misc & PERF_RECORD_MISC_MMAP_DATA);
@@ -830,6 +923,8 @@ static int do_record(struct rd *r, const unsigned char *p, size_t size, uint64_t
 
 		if (size < 72)
 			goto short_rec;
+		if (note_thread(r, (int32_t)rd32(p + 8), (int32_t)rd32(p + 12)) < 0)
+			return -ENOMEM;
 		/* exec mapping: prot has PROT_EXEC or not marked MMAP_DATA;
 		 * data mappings (perf record -d) only serve sampled ADDRs */
 		data = !(rd32(p + 64) & PROT_EXEC) && (misc & PERF_RECORD_MISC_MMAP_DATA);
@@ -847,13 +942,20 @@ static int do_record(struct rd *r, const unsigned char *p, size_t size, uint64_t
 			goto short_rec;
 		pid = (int32_t)rd32(p + 8);
 		ppid = (int32_t)rd32(p + 12);
+		if (note_thread(r, pid, (int32_t)rd32(p + 16)) < 0 ||
+		    note_thread(r, ppid, (int32_t)rd32(p + 20)) < 0)
+			return -ENOMEM;
 		if (pid == ppid)	/* new thread: shares its process's maps */
 			return 0;
 		return add_parent(r, pid, ppid);
 	}
 	case PERF_RECORD_COMM:
 	case PERF_RECORD_EXIT:
-		/* superset rule: exec and exit never remove mappings */
+		/* superset rule: exec and exit never remove mappings.
+		 * COMM: header, u32 pid, tid; EXIT: header, u32 pid, ppid, tid */
+		if (size >= 24 && note_thread(r, (int32_t)rd32(p + 8),
+					      (int32_t)rd32(p + (type == PERF_RECORD_COMM ? 12 : 16))) < 0)
+			return -ENOMEM;
 		return 0;
 	case PD_REC_ID_INDEX: {
 		/* header, u64 nr, {u64 id, idx, cpu, tid}[nr] (+ optional v2 part) */
@@ -1265,14 +1367,25 @@ static int resolve_all(struct rd *r)
 	list = malloc((r->nr_procs ? r->nr_procs : 1) * sizeof(*list));
 	if (!list)
 		return -ENOMEM;
+	/* members of each tid class, chained from the class root */
+	if (r->classes)
+		for (i = r->nr_procs; i-- > 0;) {
+			uint32_t root = uf_root(r, (uint32_t)i);
+
+			if (root != i) {
+				r->procs[i].next_member = r->procs[root].next_member;
+				r->procs[root].next_member = (uint32_t)i;
+			}
+		}
 	for (i = 0; i < n; i = k) {
 		int32_t pid = v[i].pid;
 		size_t j;
 
 		for (k = i; k < n && v[k].pid == pid; k++)
 			;
-		/* processes whose maps apply: pid and its FORK ancestors;
-		 * unknown pid (no TID in sample_type): every process */
+		/* processes whose maps apply: pid, its FORK ancestors and
+		 * the processes of their tid classes (note_thread); unknown
+		 * pid (no TID in sample_type): every process */
 		nlist = 0;
 		gen++;
 		if (pid == -1) {
@@ -1288,7 +1401,14 @@ static int resolve_all(struct rd *r)
 			for (j = 0; j < nlist; j++) {
 				struct pd_proc *c = &r->procs[list[j]];
 				size_t q;
+				uint32_t mb;
 
+				if (r->classes)
+					for (mb = uf_root(r, list[j]); mb != UINT32_MAX; mb = r->procs[mb].next_member)
+						if (r->procs[mb].visit != gen) {
+							r->procs[mb].visit = gen;
+							list[nlist++] = mb;
+						}
 				for (q = 0; q < c->nr_parents; q++) {
 					struct pd_proc *pp = proc_find(r, c->parents[q]);
 
@@ -1437,6 +1557,7 @@ static void rd_free(struct rd *r)
 	free(r->bids);
 	free(r->bid_tab.slot);
 	free(r->ips);
+	free(r->tids);
 	if (r->zds)
 		r->zl->freeDStream(r->zds);
 	free(r->dbuf);
@@ -1517,6 +1638,7 @@ int perfdata_read(const char *path, const struct elf_ops *ops, struct pd_result 
 	r.err = err;
 	r.errsz = errsz;
 	r.last_proc = UINT32_MAX;
+	r.last_tid = -1;
 	r.win.fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (r.win.fd < 0) {
 		rc = -errno;

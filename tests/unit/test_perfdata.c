@@ -459,6 +459,40 @@ static void test_fork_inheritance(void **state)
 	perfdata_free(&r);
 }
 
+/* perf finds a thread by tid and keeps the pid it was created with: a
+ * sample or MMAP whose pid field is wrong but whose tid is known reaches
+ * that thread's maps (util/machine.c ____machine__findnew_thread). */
+#define TIDW2(pid, tid) ((uint64_t)(uint32_t)(pid) | (uint64_t)(uint32_t)(tid) << 32)
+static void test_tid_wins_over_pid(void **state)
+{
+	struct pdfile f = { 0 };
+	struct pd_result r;
+	char err[256];
+	size_t at;
+
+	one_attr(&f, ST_BASIC);
+	rec_comm(&f.data, 100, "fake");
+	rec_mmap2(&f.data, MISC_USER, 100, TSTART, TLEN, TPGOFF, RX, EXE, NULL, 0);
+	SAMPLE(&f.data, MISC_USER, TSTART + 0x77, TIDW2(999, 100), 1, 1);	/* pid corrupt */
+	SAMPLE(&f.data, MISC_USER, TSTART + 0x88, TIDW2(100, 4242), 2, 1);	/* new thread of 100 */
+	SAMPLE(&f.data, MISC_USER, TSTART + 0x99, TIDW2(555, 555), 3, 1);	/* unrelated */
+	/* an MMAP of tid 700 (process 700) whose pid field reads 701 */
+	rec_comm(&f.data, 700, "other");
+	at = rec_begin(&f.data, PERF_RECORD_MMAP, MISC_USER);
+	put32(&f.data, 701);
+	put32(&f.data, 700);
+	put64(&f.data, LSTART);
+	put64(&f.data, 0x1000);
+	put64(&f.data, 0);
+	put(&f.data, LIB, strlen(LIB) + 1);
+	rec_end(&f.data, at);
+	SAMPLE(&f.data, MISC_USER, LSTART + 0x10, TIDW(700), 4, 1);
+	assert_int_equal(read_file(&f, NULL, &r, err, sizeof(err)), 0);
+	ASSERT_ADDRS(dso_by_path(&r, EXE), 0x1077, 0x1088);
+	ASSERT_ADDRS(dso_by_path(&r, LIB), 0x10);
+	perfdata_free(&r);
+}
+
 static void test_fork_no_cycle(void **state)
 {
 	struct pdfile f = { 0 };
@@ -1102,6 +1136,7 @@ int main(void)
 		cmocka_unit_test(test_callchain_markers),
 		cmocka_unit_test(test_fork_inheritance),
 		cmocka_unit_test(test_fork_no_cycle),
+		cmocka_unit_test(test_tid_wins_over_pid),
 		cmocka_unit_test(test_two_attrs_identifier),
 		cmocka_unit_test(test_two_attrs_id_pos),
 		cmocka_unit_test(test_read_raw_layout),
