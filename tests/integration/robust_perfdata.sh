@@ -9,7 +9,8 @@
 # truncated at the header, attrs, mid-data (with and without a matching data
 # size), before the feature table; data/attrs sections past EOF or of absurd
 # size; attr_size 0/7/2^20; record sizes 0, 4, 0xffff; unknown record types
-# (retyped and inserted); feature-table offsets/sizes past EOF or pointing into
+# (retyped and inserted); sample pids garbage or rotated between the two
+# processes with tids intact; feature-table offsets/sizes past EOF or pointing into
 # the data; all feature bits set; huge callchain nr; an unterminated MMAP2
 # file name; corrupt COMPRESSED payloads; seeded random bytes in the data;
 # bad magic, pipe-mode and foreign-endian headers.
@@ -45,10 +46,15 @@ cat >"$T/w.c" <<'EOF'
 #include <unistd.h>
 __attribute__((noinline)) static long leaf(long x) { for (int i = 0; i < 2000; i++) x = x * 31 + i; return x; }
 __attribute__((noinline)) long mid(long x) { return leaf(x) ^ (long)strlen("abc"); }
+/* a first phase in functions of its own: variants that damage only the
+ * first half of the samples leave these symbols to those samples alone */
+__attribute__((noinline)) static long leaf0(long x) { for (int i = 0; i < 2000; i++) x = x * 17 + i; return x; }
+__attribute__((noinline)) long phase0(long x) { return leaf0(x) + 1; }
 int main(int argc, char **argv)
 {
 	long s = 0, n = argc > 1 ? atol(argv[1]) : 3000;
 	pid_t p = fork();
+	for (long i = 0; i < n; i++) s += phase0(i);
 	for (long i = 0; i < n; i++) s += mid(i);
 	if (p > 0) waitpid(p, NULL, 0);
 	return (int)(s & 1);
@@ -193,6 +199,25 @@ if samples:
         for k in range(p + 8, p + sz):
             x[k] = 0xFF
     put("sample-all-ff", bytes(x))
+    # pid fields wrong, tids intact: perf finds threads by tid
+    stype, = struct.unpack_from("<Q", b, a_off + 24)
+    if stype & 2:    # PERF_SAMPLE_TID, after IDENTIFIER (1 << 16) and IP (1 << 0)
+        tpos = 8 + 8 * bool(stype & (1 << 16)) + 8 * bool(stype & 1)
+        pids = sorted({struct.unpack_from("<I", b, p + tpos)[0] for p, _, _, _ in samples})
+        x = bytearray(b)
+        for k, (p, _, _, _) in enumerate(samples):
+            struct.pack_into("<I", x, p + tpos, 0x3fff0000 + k)
+        put("sample-pid-garbage", bytes(x))
+        x = bytearray(b)
+        for k, (p, _, _, _) in enumerate(samples[:len(samples) // 2]):
+            struct.pack_into("<I", x, p + tpos, 0x3fff0000 + k)
+        put("sample-pid-garbage-half", bytes(x))
+        if len(pids) >= 2:
+            x = bytearray(b)
+            for p, _, _, _ in samples:
+                v, = struct.unpack_from("<I", b, p + tpos)
+                struct.pack_into("<I", x, p + tpos, pids[(pids.index(v) + 1) % len(pids)])
+            put("sample-pid-rotated", bytes(x))
 mm = [r for r in recs if r[1] in (1, 10)]
 if mm:
     x = bytearray(b)
