@@ -235,7 +235,7 @@ struct pd_proc {
 /* tid -> first process seen with it (perf finds threads by tid) */
 struct pd_tident {
 	int32_t tid;
-	uint32_t proc;		/* UINT32_MAX = empty slot */
+	uint32_t proc;
 };
 
 /* kinds of looked-up addresses (pd_ipent.used bits) */
@@ -294,8 +294,9 @@ struct rd {
 	int32_t last_pid;
 	uint32_t last_proc;
 
-	struct pd_tident *tids;	/* open addressing on tid */
-	size_t tids_cap, nr_tids;
+	struct pd_tident *tids;
+	size_t nr_tids, alloc_tids;
+	struct pd_itab tid_tab;
 	int32_t last_tid, last_tid_pid;
 	int classes;		/* some tid was seen with two pids */
 
@@ -426,6 +427,17 @@ static struct pd_proc *proc_get(struct rd *r, int32_t pid)
 	return p;
 }
 
+/* tids: key = tid */
+static int tid_eq(struct rd *r, uint32_t idx, const void *key)
+{
+	return r->tids[idx].tid == *(const int32_t *)key;
+}
+
+static uint64_t tid_hash(struct rd *r, uint32_t idx)
+{
+	return hash64((uint32_t)r->tids[idx].tid);
+}
+
 static uint32_t uf_root(struct rd *r, uint32_t i)
 {
 	while (r->procs[i].uf != i) {
@@ -450,44 +462,24 @@ static int note_thread(struct rd *r, int32_t pid, int32_t tid)
 {
 	struct pd_proc *p;
 	uint32_t pi, a, b;
-	size_t i, m;
+	size_t slot;
 
 	if (tid <= 0 || pid == -1 || (tid == r->last_tid && pid == r->last_tid_pid))
 		return 0;
 	if (!(p = proc_get(r, pid)))
 		return -ENOMEM;
 	pi = (uint32_t)(p - r->procs);
-	if ((r->nr_tids + 1) * 2 > r->tids_cap) {
-		size_t ncap = r->tids_cap ? r->tids_cap * 2 : 64;
-		struct pd_tident *n = malloc(ncap * sizeof(*n));
-
-		if (!n)
+	if (itab_grow(r, &r->tid_tab, tid_hash) < 0)
+		return -ENOMEM;
+	slot = itab_find(r, &r->tid_tab, hash64((uint32_t)tid), tid_eq, &tid);
+	if (r->tid_tab.slot[slot] == UINT32_MAX) {
+		if (grow((void **)&r->tids, &r->alloc_tids, r->nr_tids + 1, sizeof(*r->tids)) < 0)
 			return -ENOMEM;
-		for (i = 0; i < ncap; i++)
-			n[i].proc = UINT32_MAX;
-		for (i = 0; i < r->tids_cap; i++) {
-			size_t j;
-
-			if (r->tids[i].proc == UINT32_MAX)
-				continue;
-			j = (size_t)hash64((uint32_t)r->tids[i].tid) & (ncap - 1);
-			while (n[j].proc != UINT32_MAX)
-				j = (j + 1) & (ncap - 1);
-			n[j] = r->tids[i];
-		}
-		free(r->tids);
-		r->tids = n;
-		r->tids_cap = ncap;
-	}
-	m = r->tids_cap - 1;
-	i = (size_t)hash64((uint32_t)tid) & m;
-	while (r->tids[i].proc != UINT32_MAX && r->tids[i].tid != tid)
-		i = (i + 1) & m;
-	if (r->tids[i].proc == UINT32_MAX) {
-		r->tids[i].tid = tid;
-		r->tids[i].proc = pi;
-		r->nr_tids++;
-	} else if ((a = uf_root(r, r->tids[i].proc)) != (b = uf_root(r, pi))) {
+		r->tids[r->nr_tids].tid = tid;
+		r->tids[r->nr_tids].proc = pi;
+		r->tid_tab.slot[slot] = (uint32_t)r->nr_tids++;
+		r->tid_tab.nr++;
+	} else if ((a = uf_root(r, r->tids[r->tid_tab.slot[slot]].proc)) != (b = uf_root(r, pi))) {
 		r->procs[a > b ? a : b].uf = a < b ? a : b;
 		r->classes = 1;
 	}
@@ -1558,6 +1550,7 @@ static void rd_free(struct rd *r)
 	free(r->bid_tab.slot);
 	free(r->ips);
 	free(r->tids);
+	free(r->tid_tab.slot);
 	if (r->zds)
 		r->zl->freeDStream(r->zds);
 	free(r->dbuf);
@@ -1662,7 +1655,7 @@ int perfdata_read(const char *path, const struct elf_ops *ops, struct pd_result 
 	r.win.cap = r.win.fsize < PD_WINDOW ? (size_t)r.win.fsize + 1 : PD_WINDOW;
 	r.win.buf = malloc(r.win.cap);
 	if (!r.win.buf || itab_init(&r.proc_tab, 256) < 0 || itab_init(&r.dso_tab, 256) < 0 ||
-	    itab_init(&r.bid_tab, 64) < 0) {
+	    itab_init(&r.bid_tab, 64) < 0 || itab_init(&r.tid_tab, 64) < 0) {
 		rc = -ENOMEM;
 		goto out;
 	}
