@@ -14,12 +14,14 @@
  *   /work/shared/notes/perf-6.1-symbol-loading.md §3.3, §5
  *
  * Pass structure: one sequential pass over the data section collects
- *   - exec mappings per pid (MMAP/MMAP2),
- *   - parent edges between processes (FORK with pid != ppid),
- *   - the set of unique (pid, user ip) pairs (samples, callchains, branches);
- * then every (pid, ip) is converted through every mapping of pid and its
- * ancestors that contains it (the "superset rule" in perfdata.h), so event
- * order (ordered_events in perf) does not matter.
+ *   - threads, keyed by tid as perf 6.1 keys them, joined into classes with
+ *     the thread whose tid is their pid (note_thread),
+ *   - exec mappings per thread (MMAP/MMAP2),
+ *   - parent edges between threads (FORK with pid != ppid),
+ *   - the set of unique (tid, user ip) pairs (samples, callchains, branches);
+ * then every (tid, ip) is converted through every mapping of the tid's class
+ * and its ancestors' classes that contains it (the "superset rule" in
+ * perfdata.h), so event order (ordered_events in perf) does not matter.
  *
  * Memory: one 1 MiB read window, one decompression buffer, one ZSTD_DStream;
  * the rest grows with mappings, processes, unique IPs and address sets.
@@ -219,23 +221,18 @@ struct pd_map {
 	uint32_t data;		/* non-exec mapping: only for sampled ADDR values */
 };
 
+/* A perf thread (util/thread.h), keyed by tid. */
 struct pd_proc {
-	int32_t pid;
+	int32_t tid;
 	uint32_t visit;		/* generation stamp for ancestor walks */
 	struct pd_map *maps;
 	size_t nr_maps, alloc_maps;
 	uint64_t *maxend;	/* prefix max of maps[].end after sorting */
 	int sorted;
-	int32_t *parents;
+	int32_t *parents;	/* tids of FORK parents */
 	size_t nr_parents, alloc_parents;
-	uint32_t uf;		/* union-find parent: processes sharing a tid */
-	uint32_t next_member;	/* next process of the same class, UINT32_MAX = none */
-};
-
-/* tid -> first process seen with it (perf finds threads by tid) */
-struct pd_tident {
-	int32_t tid;
-	uint32_t proc;
+	uint32_t uf;		/* union-find parent: threads that may share maps */
+	uint32_t next_member;	/* next thread of the same class, UINT32_MAX = none */
 };
 
 /* kinds of looked-up addresses (pd_ipent.used bits) */
@@ -244,7 +241,7 @@ struct pd_tident {
 
 struct pd_ipent {
 	uint64_t ip;
-	int32_t pid;
+	int32_t tid;		/* -1: samples without PERF_SAMPLE_TID */
 	uint32_t used;	/* 0 = empty slot, else IP_CODE|IP_ADDR */
 };
 
@@ -291,14 +288,10 @@ struct rd {
 	struct pd_proc *procs;
 	size_t nr_procs, alloc_procs;
 	struct pd_itab proc_tab;
-	int32_t last_pid;
+	int32_t last_key;
 	uint32_t last_proc;
-
-	struct pd_tident *tids;
-	size_t nr_tids, alloc_tids;
-	struct pd_itab tid_tab;
 	int32_t last_tid, last_tid_pid;
-	int classes;		/* some tid was seen with two pids */
+	int classes;		/* some thread was joined to another */
 
 	struct pd_dsoent *dsos;
 	size_t nr_dsos, alloc_dsos;
@@ -308,7 +301,7 @@ struct rd {
 	size_t nr_bids, alloc_bids;
 	struct pd_itab bid_tab;
 
-	struct pd_ipent *ips;	/* open addressing on (pid, ip) */
+	struct pd_ipent *ips;	/* open addressing on (tid, ip) */
 	size_t ips_cap, nr_ips;
 
 	ZSTD_DStream *zds;
@@ -378,34 +371,34 @@ static int itab_grow(struct rd *r, struct pd_itab *t, itab_hash_fn hf)
 	return 0;
 }
 
-/* procs: key = pid */
+/* threads: key = tid */
 static int proc_eq(struct rd *r, uint32_t idx, const void *key)
 {
-	return r->procs[idx].pid == *(const int32_t *)key;
+	return r->procs[idx].tid == *(const int32_t *)key;
 }
 
 static uint64_t proc_hash(struct rd *r, uint32_t idx)
 {
-	return hash64((uint32_t)r->procs[idx].pid);
+	return hash64((uint32_t)r->procs[idx].tid);
 }
 
-static struct pd_proc *proc_find(struct rd *r, int32_t pid)
+static struct pd_proc *proc_find(struct rd *r, int32_t tid)
 {
 	size_t s;
 
-	if (r->last_proc != UINT32_MAX && r->last_pid == pid)
+	if (r->last_proc != UINT32_MAX && r->last_key == tid)
 		return &r->procs[r->last_proc];
-	s = itab_find(r, &r->proc_tab, hash64((uint32_t)pid), proc_eq, &pid);
+	s = itab_find(r, &r->proc_tab, hash64((uint32_t)tid), proc_eq, &tid);
 	if (r->proc_tab.slot[s] == UINT32_MAX)
 		return NULL;
-	r->last_pid = pid;
+	r->last_key = tid;
 	r->last_proc = r->proc_tab.slot[s];
 	return &r->procs[r->last_proc];
 }
 
-static struct pd_proc *proc_get(struct rd *r, int32_t pid)
+static struct pd_proc *proc_get(struct rd *r, int32_t tid)
 {
-	struct pd_proc *p = proc_find(r, pid);
+	struct pd_proc *p = proc_find(r, tid);
 	size_t s;
 
 	if (p)
@@ -413,29 +406,18 @@ static struct pd_proc *proc_get(struct rd *r, int32_t pid)
 	if (itab_grow(r, &r->proc_tab, proc_hash) < 0 ||
 	    grow((void **)&r->procs, &r->alloc_procs, r->nr_procs + 1, sizeof(*r->procs)) < 0)
 		return NULL;
-	s = itab_find(r, &r->proc_tab, hash64((uint32_t)pid), proc_eq, &pid);
+	s = itab_find(r, &r->proc_tab, hash64((uint32_t)tid), proc_eq, &tid);
 	p = &r->procs[r->nr_procs];
 	memset(p, 0, sizeof(*p));
-	p->pid = pid;
+	p->tid = tid;
 	p->uf = (uint32_t)r->nr_procs;
 	p->next_member = UINT32_MAX;
 	r->proc_tab.slot[s] = (uint32_t)r->nr_procs;
 	r->proc_tab.nr++;
-	r->last_pid = pid;
+	r->last_key = tid;
 	r->last_proc = (uint32_t)r->nr_procs;
 	r->nr_procs++;
 	return p;
-}
-
-/* tids: key = tid */
-static int tid_eq(struct rd *r, uint32_t idx, const void *key)
-{
-	return r->tids[idx].tid == *(const int32_t *)key;
-}
-
-static uint64_t tid_hash(struct rd *r, uint32_t idx)
-{
-	return hash64((uint32_t)r->tids[idx].tid);
 }
 
 static uint32_t uf_root(struct rd *r, uint32_t i)
@@ -448,44 +430,35 @@ static uint32_t uf_root(struct rd *r, uint32_t i)
 }
 
 /*
- * note_thread - a record names thread @tid of process @pid. perf 6.1 finds
- * a thread by tid alone (util/machine.c ____machine__findnew_thread) and
- * keeps the pid it was first created with, so the maps a record or sample
- * reaches are those of the tid's thread, whatever its pid field says.
- * Processes that ever share a tid are joined into one class, and an address
- * is resolved through the maps of every process of its class (a superset:
- * in an intact recording every tid has one pid and each class is one
- * process). tid <= 0 (idle, unknown) and pid -1 are ignored.
- * Returns 0 or -ENOMEM.
+ * note_thread - a record names thread @tid of process @pid; returns the
+ * thread (NULL: out of memory). Facts (perf 6.1 util/machine.c, thread.c):
+ * every record and sample reaches a thread through
+ * machine__findnew_thread(pid, tid), which looks the thread up by tid alone,
+ * whatever the pid field says, including tid 0 (idle) and -1; a thread
+ * created as (pid, tid) with pid != tid and pid != -1 shares the maps of the
+ * thread whose tid is pid (thread__init_maps, machine__update_thread_pid).
+ * So thread @tid is joined into one class with thread @pid, and addresses
+ * resolve through the maps of every thread of the class: a superset of the
+ * maps perf can reach, whatever order perf sees the records in. In an intact
+ * recording a class is one process.
  */
-static int note_thread(struct rd *r, int32_t pid, int32_t tid)
+static struct pd_proc *note_thread(struct rd *r, int32_t pid, int32_t tid)
 {
-	struct pd_proc *p;
-	uint32_t pi, a, b;
-	size_t slot;
+	struct pd_proc *t = proc_get(r, tid), *l;
+	uint32_t ti, a, b;
 
-	if (tid <= 0 || pid == -1 || (tid == r->last_tid && pid == r->last_tid_pid))
-		return 0;
-	if (!(p = proc_get(r, pid)))
-		return -ENOMEM;
-	pi = (uint32_t)(p - r->procs);
-	if (itab_grow(r, &r->tid_tab, tid_hash) < 0)
-		return -ENOMEM;
-	slot = itab_find(r, &r->tid_tab, hash64((uint32_t)tid), tid_eq, &tid);
-	if (r->tid_tab.slot[slot] == UINT32_MAX) {
-		if (grow((void **)&r->tids, &r->alloc_tids, r->nr_tids + 1, sizeof(*r->tids)) < 0)
-			return -ENOMEM;
-		r->tids[r->nr_tids].tid = tid;
-		r->tids[r->nr_tids].proc = pi;
-		r->tid_tab.slot[slot] = (uint32_t)r->nr_tids++;
-		r->tid_tab.nr++;
-	} else if ((a = uf_root(r, r->tids[r->tid_tab.slot[slot]].proc)) != (b = uf_root(r, pi))) {
+	if (!t || pid == -1 || pid == tid || (tid == r->last_tid && pid == r->last_tid_pid))
+		return t;
+	ti = (uint32_t)(t - r->procs);
+	if (!(l = proc_get(r, pid)))	/* may move r->procs */
+		return NULL;
+	if ((a = uf_root(r, ti)) != (b = uf_root(r, (uint32_t)(l - r->procs)))) {
 		r->procs[a > b ? a : b].uf = a < b ? a : b;
 		r->classes = 1;
 	}
 	r->last_tid = tid;
 	r->last_tid_pid = pid;
-	return 0;
+	return &r->procs[ti];
 }
 
 /* dsos: key = (path, embedded build-id) */
@@ -633,8 +606,8 @@ static const struct pd_attr *id_attr(struct rd *r, uint64_t id)
 	return NULL;
 }
 
-/* (pid, ip) set */
-static int ip_add(struct rd *r, int32_t pid, uint64_t ip, uint32_t kind)
+/* (tid, ip) set */
+static int ip_add(struct rd *r, int32_t tid, uint64_t ip, uint32_t kind)
 {
 	size_t m, i;
 
@@ -650,7 +623,7 @@ static int ip_add(struct rd *r, int32_t pid, uint64_t ip, uint32_t kind)
 
 			if (!r->ips[i].used)
 				continue;
-			j = (size_t)hash64(r->ips[i].ip ^ ((uint64_t)(uint32_t)r->ips[i].pid << 40))
+			j = (size_t)hash64(r->ips[i].ip ^ ((uint64_t)(uint32_t)r->ips[i].tid << 40))
 				& (ncap - 1);
 			while (n[j].used)
 				j = (j + 1) & (ncap - 1);
@@ -661,16 +634,16 @@ static int ip_add(struct rd *r, int32_t pid, uint64_t ip, uint32_t kind)
 		r->ips_cap = ncap;
 	}
 	m = r->ips_cap - 1;
-	i = (size_t)hash64(ip ^ ((uint64_t)(uint32_t)pid << 40)) & m;
+	i = (size_t)hash64(ip ^ ((uint64_t)(uint32_t)tid << 40)) & m;
 	while (r->ips[i].used) {
-		if (r->ips[i].ip == ip && r->ips[i].pid == pid) {
+		if (r->ips[i].ip == ip && r->ips[i].tid == tid) {
 			r->ips[i].used |= kind;
 			return 0;
 		}
 		i = (i + 1) & m;
 	}
 	r->ips[i].ip = ip;
-	r->ips[i].pid = pid;
+	r->ips[i].tid = tid;
 	r->ips[i].used = kind;
 	r->nr_ips++;
 	return 0;
@@ -692,7 +665,7 @@ static int skip_filename(const char *f, size_t n)
 	return 0;
 }
 
-static int add_map(struct rd *r, uint16_t misc, int32_t pid, uint64_t start, uint64_t len,
+static int add_map(struct rd *r, uint16_t misc, int32_t pid, int32_t tid, uint64_t start, uint64_t len,
 		   uint64_t pgoff, const unsigned char *fname, size_t fmax,
 		   const unsigned char *bid, unsigned bid_size, int data)
 {
@@ -722,7 +695,7 @@ static int add_map(struct rd *r, uint16_t misc, int32_t pid, uint64_t start, uin
 	d = dso_get(r, path, bid, bid_size);
 	if (d < 0)
 		return d;
-	p = proc_get(r, pid);
+	p = note_thread(r, pid, tid);
 	if (!p || grow((void **)&p->maps, &p->alloc_maps, p->nr_maps + 1, sizeof(*p->maps)) < 0)
 		return -ENOMEM;
 	p->maps[p->nr_maps].start = start;
@@ -735,20 +708,21 @@ static int add_map(struct rd *r, uint16_t misc, int32_t pid, uint64_t start, uin
 	return 0;
 }
 
-static int add_parent(struct rd *r, int32_t pid, int32_t ppid)
+/* FORK: thread @tid starts with a copy of the maps of thread @ptid. */
+static int add_parent(struct rd *r, int32_t tid, int32_t ptid)
 {
-	struct pd_proc *p = proc_get(r, pid);
+	struct pd_proc *p = proc_get(r, tid);
 	size_t i;
 
 	if (!p)
 		return -ENOMEM;
 	for (i = 0; i < p->nr_parents; i++)
-		if (p->parents[i] == ppid)
+		if (p->parents[i] == ptid)
 			return 0;
 	if (grow((void **)&p->parents, &p->alloc_parents, p->nr_parents + 1,
 		 sizeof(*p->parents)) < 0)
 		return -ENOMEM;
-	p->parents[p->nr_parents++] = ppid;
+	p->parents[p->nr_parents++] = ptid;
 	return 0;
 }
 
@@ -765,7 +739,7 @@ static int do_sample(struct rd *r, const unsigned char *p, size_t size, uint16_t
 	const unsigned char *q = p + 8, *end = p + size;
 	const struct pd_attr *a = &r->attrs[0];
 	uint64_t st = a->sample_type, ip = 0, nr, i;
-	int32_t pid = -1;
+	int32_t tid = -1;	/* the (tid, ip) key; -1: no TID field */
 	int has_ip = 0, ret;
 
 	r->res.nr_samples++;
@@ -790,20 +764,20 @@ static int do_sample(struct rd *r, const unsigned char *p, size_t size, uint16_t
 	if (st & PERF_SAMPLE_IP) { NEED(8); ip = rd64(q); q += 8; has_ip = 1; }
 	if (st & PERF_SAMPLE_TID) {
 		NEED(8);
-		pid = (int32_t)rd32(q);
-		if ((ret = note_thread(r, pid, (int32_t)rd32(q + 4))) < 0)
-			return ret;
+		tid = (int32_t)rd32(q + 4);
+		if (!note_thread(r, (int32_t)rd32(q), tid))
+			return -ENOMEM;
 		q += 8;
 	}
 	if (st & PERF_SAMPLE_TIME) { NEED(8); q += 8; }
 	if (st & PERF_SAMPLE_ADDR) {
 		NEED(8);
-		if ((ret = ip_add(r, pid, rd64(q), IP_ADDR)) < 0)
+		if ((ret = ip_add(r, tid, rd64(q), IP_ADDR)) < 0)
 			return ret;
 		q += 8;
 	}
 	if (has_ip && (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER &&
-	    (ret = ip_add(r, pid, ip, IP_CODE)) < 0)
+	    (ret = ip_add(r, tid, ip, IP_CODE)) < 0)
 		return ret;
 	if (st & PERF_SAMPLE_ID) { NEED(8); q += 8; }
 	if (st & PERF_SAMPLE_STREAM_ID) { NEED(8); q += 8; }
@@ -848,7 +822,7 @@ static int do_sample(struct rd *r, const unsigned char *p, size_t size, uint16_t
 				user = v == CTX_USER;
 				continue;
 			}
-			if (user && (ret = ip_add(r, pid, v, IP_CODE)) < 0)
+			if (user && (ret = ip_add(r, tid, v, IP_CODE)) < 0)
 				return ret;
 		}
 	}
@@ -868,8 +842,8 @@ static int do_sample(struct rd *r, const unsigned char *p, size_t size, uint16_t
 		if (nr > (uint64_t)(end - q) / 24)
 			goto trunc;
 		for (i = 0; i < nr; i++, q += 24) {
-			if ((ret = ip_add(r, pid, rd64(q), IP_CODE)) < 0 ||
-			    (ret = ip_add(r, pid, rd64(q + 8), IP_CODE)) < 0)
+			if ((ret = ip_add(r, tid, rd64(q), IP_CODE)) < 0 ||
+			    (ret = ip_add(r, tid, rd64(q + 8), IP_CODE)) < 0)
 				return ret;
 		}
 	}
@@ -902,9 +876,7 @@ static int do_record(struct rd *r, const unsigned char *p, size_t size, uint64_t
 		/* header, u32 pid, tid, u64 addr, len, pgoff, char filename[] */
 		if (size < 40)
 			goto short_rec;
-		if (note_thread(r, (int32_t)rd32(p + 8), (int32_t)rd32(p + 12)) < 0)
-			return -ENOMEM;
-		return add_map(r, misc, (int32_t)rd32(p + 8), rd64(p + 16), rd64(p + 24),
+		return add_map(r, misc, (int32_t)rd32(p + 8), (int32_t)rd32(p + 12), rd64(p + 16), rd64(p + 24),
 			       rd64(p + 32), p + 40, size - 40, NULL, 0,
 			       misc & PERF_RECORD_MISC_MMAP_DATA);
 	case PERF_RECORD_MMAP2: {
@@ -915,15 +887,13 @@ static int do_record(struct rd *r, const unsigned char *p, size_t size, uint64_t
 
 		if (size < 72)
 			goto short_rec;
-		if (note_thread(r, (int32_t)rd32(p + 8), (int32_t)rd32(p + 12)) < 0)
-			return -ENOMEM;
 		/* exec mapping: prot has PROT_EXEC or not marked MMAP_DATA;
 		 * data mappings (perf record -d) only serve sampled ADDRs */
 		data = !(rd32(p + 64) & PROT_EXEC) && (misc & PERF_RECORD_MISC_MMAP_DATA);
 		if (misc & PERF_RECORD_MISC_MMAP_BUILD_ID)
-			return add_map(r, misc, (int32_t)rd32(p + 8), rd64(p + 16), rd64(p + 24),
-				       rd64(p + 32), p + 72, size - 72, p + 44, p[40], data);
-		return add_map(r, misc, (int32_t)rd32(p + 8), rd64(p + 16), rd64(p + 24),
+			return add_map(r, misc, (int32_t)rd32(p + 8), (int32_t)rd32(p + 12), rd64(p + 16),
+				       rd64(p + 24), rd64(p + 32), p + 72, size - 72, p + 44, p[40], data);
+		return add_map(r, misc, (int32_t)rd32(p + 8), (int32_t)rd32(p + 12), rd64(p + 16), rd64(p + 24),
 			       rd64(p + 32), p + 72, size - 72, NULL, 0, data);
 	}
 	case PERF_RECORD_FORK: {
@@ -934,19 +904,21 @@ static int do_record(struct rd *r, const unsigned char *p, size_t size, uint64_t
 			goto short_rec;
 		pid = (int32_t)rd32(p + 8);
 		ppid = (int32_t)rd32(p + 12);
-		if (note_thread(r, pid, (int32_t)rd32(p + 16)) < 0 ||
-		    note_thread(r, ppid, (int32_t)rd32(p + 20)) < 0)
+		if (!note_thread(r, pid, (int32_t)rd32(p + 16)) ||
+		    !note_thread(r, ppid, (int32_t)rd32(p + 20)))
 			return -ENOMEM;
 		if (pid == ppid)	/* new thread: shares its process's maps */
 			return 0;
-		return add_parent(r, pid, ppid);
+		/* util/thread.c thread__clone_maps: a new process copies
+		 * the maps of the forking thread */
+		return add_parent(r, (int32_t)rd32(p + 16), (int32_t)rd32(p + 20));
 	}
 	case PERF_RECORD_COMM:
 	case PERF_RECORD_EXIT:
 		/* superset rule: exec and exit never remove mappings.
 		 * COMM: header, u32 pid, tid; EXIT: header, u32 pid, ppid, tid */
-		if (size >= 24 && note_thread(r, (int32_t)rd32(p + 8),
-					      (int32_t)rd32(p + (type == PERF_RECORD_COMM ? 12 : 16))) < 0)
+		if (size >= 24 && !note_thread(r, (int32_t)rd32(p + 8),
+					       (int32_t)rd32(p + (type == PERF_RECORD_COMM ? 12 : 16))))
 			return -ENOMEM;
 		return 0;
 	case PD_REC_ID_INDEX: {
@@ -1254,8 +1226,8 @@ static int cmp_ipent(const void *a, const void *b)
 {
 	const struct pd_ipent *x = a, *y = b;
 
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
 	return x->ip < y->ip ? -1 : x->ip > y->ip;
 }
 
@@ -1342,7 +1314,7 @@ static int resolve_all(struct rd *r)
 	struct pd_ipent *v;
 	size_t i, n = 0, k;
 	uint32_t *list = NULL, gen = 0;
-	size_t nlist = 0;
+	size_t nlist = 0, q0;
 	int ret = 0;
 
 	for (i = 0; i < r->nr_procs; i++)
@@ -1359,7 +1331,7 @@ static int resolve_all(struct rd *r)
 	list = malloc((r->nr_procs ? r->nr_procs : 1) * sizeof(*list));
 	if (!list)
 		return -ENOMEM;
-	/* members of each tid class, chained from the class root */
+	/* members of each class, chained from the class root */
 	if (r->classes)
 		for (i = r->nr_procs; i-- > 0;) {
 			uint32_t root = uf_root(r, (uint32_t)i);
@@ -1370,21 +1342,21 @@ static int resolve_all(struct rd *r)
 			}
 		}
 	for (i = 0; i < n; i = k) {
-		int32_t pid = v[i].pid;
+		int32_t tid = v[i].tid;
 		size_t j;
 
-		for (k = i; k < n && v[k].pid == pid; k++)
+		for (k = i; k < n && v[k].tid == tid; k++)
 			;
-		/* processes whose maps apply: pid, its FORK ancestors and
-		 * the processes of their tid classes (note_thread); unknown
-		 * pid (no TID in sample_type): every process */
+		/* threads whose maps apply: the class of tid (note_thread),
+		 * the FORK parents of its members and their classes; unknown
+		 * tid (no TID in sample_type): every thread */
 		nlist = 0;
 		gen++;
-		if (pid == -1) {
+		if (tid == -1) {
 			for (j = 0; j < r->nr_procs; j++)
 				list[nlist++] = (uint32_t)j;
 		} else {
-			struct pd_proc *p = proc_find(r, pid);
+			struct pd_proc *p = proc_find(r, tid);
 
 			if (p) {
 				p->visit = gen;
@@ -1411,6 +1383,12 @@ static int resolve_all(struct rd *r)
 				}
 			}
 		}
+		/* only threads that own mappings (in a multi-threaded
+		 * process, the ones that issued an mmap) */
+		for (j = 0, q0 = 0; j < nlist; j++)
+			if (r->procs[list[j]].nr_maps)
+				list[q0++] = list[j];
+		nlist = q0;
 		for (j = i; j < k; j++) {
 			size_t q;
 
@@ -1549,8 +1527,6 @@ static void rd_free(struct rd *r)
 	free(r->bids);
 	free(r->bid_tab.slot);
 	free(r->ips);
-	free(r->tids);
-	free(r->tid_tab.slot);
 	if (r->zds)
 		r->zl->freeDStream(r->zds);
 	free(r->dbuf);
@@ -1655,7 +1631,7 @@ int perfdata_read(const char *path, const struct elf_ops *ops, struct pd_result 
 	r.win.cap = r.win.fsize < PD_WINDOW ? (size_t)r.win.fsize + 1 : PD_WINDOW;
 	r.win.buf = malloc(r.win.cap);
 	if (!r.win.buf || itab_init(&r.proc_tab, 256) < 0 || itab_init(&r.dso_tab, 256) < 0 ||
-	    itab_init(&r.bid_tab, 64) < 0 || itab_init(&r.tid_tab, 64) < 0) {
+	    itab_init(&r.bid_tab, 64) < 0) {
 		rc = -ENOMEM;
 		goto out;
 	}

@@ -15,8 +15,12 @@
  * Which IPs: every SAMPLE ip whose cpumode (header.misc & 7) is USER, every
  * CALLCHAIN entry in a PERF_CONTEXT_USER section (raw, not decremented),
  * BRANCH_STACK from/to, and ADDR when sampled. To stay a superset of perf's
- * lookups regardless of event ordering, an IP of pid P is converted through
- * every exec mapping ever seen for P or its FORK ancestors that contains it.
+ * lookups regardless of event ordering and of damaged pid/tid fields, an IP
+ * sampled by thread T is converted through every exec mapping ever recorded
+ * for a thread of T's class or of a FORK ancestor's class that contains it.
+ * perf 6.1 finds threads by tid and a thread (P, T) shares the maps of
+ * thread P (util/machine.c), so a class joins every T with every P a record
+ * names it with; in an intact recording a class is one process.
  * Sampled ADDR values (perf mem, -d) also go through non-exec file mappings
  * (MMAP_DATA records), because perf resolves sample->addr through any map.
  */

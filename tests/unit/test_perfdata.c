@@ -493,6 +493,69 @@ static void test_tid_wins_over_pid(void **state)
 	perfdata_free(&r);
 }
 
+static void rec_fork4(struct buf *b, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
+{
+	size_t at = rec_begin(b, PERF_RECORD_FORK, 0);
+
+	put32(b, pid);
+	put32(b, ppid);
+	put32(b, tid);
+	put32(b, ptid);
+	put64(b, 0);
+	rec_end(b, at);
+}
+
+static void rec_mmap_pt(struct buf *b, uint32_t pid, uint32_t tid, uint64_t addr, const char *fname)
+{
+	size_t at = rec_begin(b, PERF_RECORD_MMAP, MISC_USER);
+
+	put32(b, pid);
+	put32(b, tid);
+	put64(b, addr);
+	put64(b, 0x1000);
+	put64(b, 0);
+	put(b, fname, strlen(fname) + 1);
+	rec_end(b, at);
+}
+
+/* Damaged thread identities (found by a review sweep of pid/tid fields):
+ * perf reaches every record's thread by tid, and a thread (P, T) shares
+ * thread P's maps; FORK copies the forking thread's maps. */
+static void test_thread_identity_damage(void **state)
+{
+	struct pdfile f = { 0 };
+	struct pd_result r;
+	char err[256];
+
+	one_attr(&f, ST_BASIC);
+	rec_comm(&f.data, 100, "parent");
+	rec_mmap2(&f.data, MISC_USER, 100, TSTART, TLEN, TPGOFF, RX, EXE, NULL, 0);
+	/* A: FORK whose pid field is -1: child 200 still copies 100's maps */
+	rec_fork4(&f.data, (uint32_t)-1, 100, 200, 100);
+	SAMPLE(&f.data, MISC_USER, TSTART + 0x11, TIDW(200), 1, 1);
+	/* B: an MMAP of child 300 with pid -1, tid intact */
+	rec_fork4(&f.data, 300, 100, 300, 100);
+	rec_mmap_pt(&f.data, (uint32_t)-1, 300, LSTART, LIB);
+	SAMPLE(&f.data, MISC_USER, LSTART + 0x22, TIDW(300), 2, 1);
+	/* C: tid 0 in an MMAP and in samples with garbage pids */
+	rec_mmap_pt(&f.data, 500, 0, LSTART + 0x100000, "/usr/lib/libzero.so");
+	SAMPLE(&f.data, MISC_USER, LSTART + 0x100033, TIDW2(0x3fff1234, 0), 3, 1);
+	/* D: child 600 created as (X, 600); its library mapped by thread X
+	 * under yet another pid: 600 shares X's maps */
+	rec_fork4(&f.data, 0x3fff1234, 100, 600, 100);
+	rec_mmap_pt(&f.data, 0x3fff5678, 0x3fff1234, LSTART + 0x200000, "/usr/lib/libleader.so");
+	SAMPLE(&f.data, MISC_USER, LSTART + 0x200044, TIDW2(601, 600), 4, 1);
+	SAMPLE(&f.data, MISC_USER, TSTART + 0x55, TIDW2(601, 600), 5, 1);
+	/* unrelated thread: nothing */
+	SAMPLE(&f.data, MISC_USER, LSTART + 0x66, TIDW(777), 6, 1);
+	assert_int_equal(read_file(&f, NULL, &r, err, sizeof(err)), 0);
+	ASSERT_ADDRS(dso_by_path(&r, EXE), 0x1011, 0x1055);
+	ASSERT_ADDRS(dso_by_path(&r, LIB), 0x22);
+	ASSERT_ADDRS(dso_by_path(&r, "/usr/lib/libzero.so"), 0x33);
+	ASSERT_ADDRS(dso_by_path(&r, "/usr/lib/libleader.so"), 0x44);
+	perfdata_free(&r);
+}
+
 static void test_fork_no_cycle(void **state)
 {
 	struct pdfile f = { 0 };
@@ -1137,6 +1200,7 @@ int main(void)
 		cmocka_unit_test(test_fork_inheritance),
 		cmocka_unit_test(test_fork_no_cycle),
 		cmocka_unit_test(test_tid_wins_over_pid),
+		cmocka_unit_test(test_thread_identity_damage),
 		cmocka_unit_test(test_two_attrs_identifier),
 		cmocka_unit_test(test_two_attrs_id_pos),
 		cmocka_unit_test(test_read_raw_layout),
