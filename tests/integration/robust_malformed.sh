@@ -393,7 +393,7 @@ if cc -O1 -o "$T/mapped" "$T/mapped.c" -lelf 2>"$T/cc.err"; then
 				pass "truncated-while-mapped-output ($when): same symbols as stock: $desc"
 			else
 				# informational: visible in the summary, not a failure
-				skip "truncated-while-mapped-output ($when): differs from stock (the mapping reads the truncated part as zeros where stock had heap copies or failed): $desc"
+				skip "truncated-while-mapped-output ($when): differs from stock (the mapping reads the truncated part as zeros where stock had heap copies or failed): $desc; first differing lines (< stock, > shim): $(diff "$T/m.stock" "$T/m.shim" | grep '^[<>]' | head -2 | tr '\n' ';')"
 			fi
 		fi
 	done
