@@ -96,18 +96,25 @@ static void rec_mmap2(struct buf *b, uint16_t misc, uint32_t pid, uint64_t addr,
 	rec_end(b, at);
 }
 
-static void rec_mmap(struct buf *b, uint16_t misc, uint32_t pid, uint64_t addr, uint64_t len,
-		     uint64_t pgoff, const char *fname)
+/* MMAP of thread @tid, pid field @pid */
+static void rec_mmap_t(struct buf *b, uint16_t misc, uint32_t pid, uint32_t tid, uint64_t addr,
+		       uint64_t len, uint64_t pgoff, const char *fname)
 {
 	size_t at = rec_begin(b, PERF_RECORD_MMAP, misc);
 
 	put32(b, pid);
-	put32(b, pid);
+	put32(b, tid);
 	put64(b, addr);
 	put64(b, len);
 	put64(b, pgoff);
 	put(b, fname, strlen(fname) + 1);
 	rec_end(b, at);
+}
+
+static void rec_mmap(struct buf *b, uint16_t misc, uint32_t pid, uint64_t addr, uint64_t len,
+		     uint64_t pgoff, const char *fname)
+{
+	rec_mmap_t(b, misc, pid, pid, addr, len, pgoff, fname);
 }
 
 static void rec_fork(struct buf *b, uint32_t pid, uint32_t ppid)
@@ -468,7 +475,6 @@ static void test_tid_wins_over_pid(void **state)
 	struct pdfile f = { 0 };
 	struct pd_result r;
 	char err[256];
-	size_t at;
 
 	one_attr(&f, ST_BASIC);
 	rec_comm(&f.data, 100, "fake");
@@ -478,14 +484,7 @@ static void test_tid_wins_over_pid(void **state)
 	SAMPLE(&f.data, MISC_USER, TSTART + 0x99, TIDW2(555, 555), 3, 1);	/* unrelated */
 	/* an MMAP of tid 700 (process 700) whose pid field reads 701 */
 	rec_comm(&f.data, 700, "other");
-	at = rec_begin(&f.data, PERF_RECORD_MMAP, MISC_USER);
-	put32(&f.data, 701);
-	put32(&f.data, 700);
-	put64(&f.data, LSTART);
-	put64(&f.data, 0x1000);
-	put64(&f.data, 0);
-	put(&f.data, LIB, strlen(LIB) + 1);
-	rec_end(&f.data, at);
+	rec_mmap_t(&f.data, MISC_USER, 701, 700, LSTART, 0x1000, 0, LIB);
 	SAMPLE(&f.data, MISC_USER, LSTART + 0x10, TIDW(700), 4, 1);
 	assert_int_equal(read_file(&f, NULL, &r, err, sizeof(err)), 0);
 	ASSERT_ADDRS(dso_by_path(&r, EXE), 0x1077, 0x1088);
@@ -502,19 +501,6 @@ static void rec_fork4(struct buf *b, uint32_t pid, uint32_t ppid, uint32_t tid, 
 	put32(b, tid);
 	put32(b, ptid);
 	put64(b, 0);
-	rec_end(b, at);
-}
-
-static void rec_mmap_pt(struct buf *b, uint32_t pid, uint32_t tid, uint64_t addr, const char *fname)
-{
-	size_t at = rec_begin(b, PERF_RECORD_MMAP, MISC_USER);
-
-	put32(b, pid);
-	put32(b, tid);
-	put64(b, addr);
-	put64(b, 0x1000);
-	put64(b, 0);
-	put(b, fname, strlen(fname) + 1);
 	rec_end(b, at);
 }
 
@@ -535,15 +521,15 @@ static void test_thread_identity_damage(void **state)
 	SAMPLE(&f.data, MISC_USER, TSTART + 0x11, TIDW(200), 1, 1);
 	/* B: an MMAP of child 300 with pid -1, tid intact */
 	rec_fork4(&f.data, 300, 100, 300, 100);
-	rec_mmap_pt(&f.data, (uint32_t)-1, 300, LSTART, LIB);
+	rec_mmap_t(&f.data, MISC_USER, (uint32_t)-1, 300, LSTART, 0x1000, 0, LIB);
 	SAMPLE(&f.data, MISC_USER, LSTART + 0x22, TIDW(300), 2, 1);
 	/* C: tid 0 in an MMAP and in samples with garbage pids */
-	rec_mmap_pt(&f.data, 500, 0, LSTART + 0x100000, "/usr/lib/libzero.so");
+	rec_mmap_t(&f.data, MISC_USER, 500, 0, LSTART + 0x100000, 0x1000, 0, "/usr/lib/libzero.so");
 	SAMPLE(&f.data, MISC_USER, LSTART + 0x100033, TIDW2(0x3fff1234, 0), 3, 1);
 	/* D: child 600 created as (X, 600); its library mapped by thread X
 	 * under yet another pid: 600 shares X's maps */
 	rec_fork4(&f.data, 0x3fff1234, 100, 600, 100);
-	rec_mmap_pt(&f.data, 0x3fff5678, 0x3fff1234, LSTART + 0x200000, "/usr/lib/libleader.so");
+	rec_mmap_t(&f.data, MISC_USER, 0x3fff5678, 0x3fff1234, LSTART + 0x200000, 0x1000, 0, "/usr/lib/libleader.so");
 	SAMPLE(&f.data, MISC_USER, LSTART + 0x200044, TIDW2(601, 600), 4, 1);
 	SAMPLE(&f.data, MISC_USER, TSTART + 0x55, TIDW2(601, 600), 5, 1);
 	/* unrelated thread: nothing */
