@@ -246,7 +246,10 @@ perf_variants() {
 	_elf=$_home/.debug$T/prog/$bid/elf
 	while read -r m; do
 		cp "$T/keep/$m" "$_elf"
-		case $m in *st-name-*) ub=1 ;; *) ub=0 ;; esac
+		# the same for a string table without a final NUL (cut, unterminated)
+		# or a symbol table linked to .text: the last name runs off the end
+		# (seen: 1 of 3 make check runs under load printed other bytes)
+		case $m in *st-name-*|*strtab-unterminated|*strtab-cut|*link-text) ub=1 ;; *) ub=0 ;; esac
 		for c in report script; do
 			if [ $c = report ]; then set -- report --stdio; else set -- script; fi
 			{ HOME=$_home timeout 20 perf "$@" -i "$T/p.data" 2>/dev/null; echo $? >"$_list.rc"; } |
@@ -306,7 +309,7 @@ perf_case() {
 	both=$(grep -c '^ok .* 1[2-9][0-9]$' "$T/perf.out")
 	[ "$sc" -gt 0 ] && echo "NOTE: stock perf crashes on $sc runs where the shim does not: $(grep '^stockcrash' "$T/perf.out" | head -3 | tr '\n' ';')"
 	[ "$both" -gt 0 ] && echo "NOTE: stock perf crashes on $both runs, with the same signal under the shim: $(grep '^ok .* 1[2-9][0-9]$' "$T/perf.out" | cut -d' ' -f2 | sort -u | tr '\n' ' ')"
-	[ "$ub" -gt 0 ] && echo "NOTE: $ub runs of st_name-past-the-string-table variants only checked for crashes (perf reads past the table)"
+	[ "$ub" -gt 0 ] && echo "NOTE: $ub runs of variants whose names run past the string table only checked for crashes (perf reads past the table)"
 	if [ "$bad" -eq 0 ]; then
 		pass "malformed-perf: $(ls "$T/keep" | grep -c .) build-id cache variants: perf report and perf script (shim defaults: lazy auto): $((n - sc - ub)) runs identical to stock (exit code, stdout, <= 1 symlazy: line), no crash where stock has none"
 	else
