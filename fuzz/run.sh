@@ -61,11 +61,20 @@ seeds() {
 	esac
 }
 
-# Remove the cache dirs fuzz_cache jobs left behind (their pid is gone).
+# Remove the cache dirs fuzz_cache jobs left behind (their pid is gone), and
+# the work dirs of fork-mode parents stopped at FUZZ_EXECS (libFuzzer removes
+# them only when it ends by itself).
 tidy() {
 	for d in /dev/shm/symlazy-fuzz-cache-* /tmp/symlazy-fuzz-cache-*; do
 		[ -d "$d" ] || continue
 		kill -0 "${d##*-}" 2>/dev/null || rm -rf "$d"
+	done
+	for d in /tmp/libFuzzerTemp.FuzzWithFork*.dir; do
+		[ -d "$d" ] || continue
+		p=${d#/tmp/libFuzzerTemp.FuzzWithFork}
+		p=${p%.dir}
+		case $p in *[!0-9]*|'') continue ;; esac
+		kill -0 "$p" 2>/dev/null || rm -rf "$d"
 	done
 }
 
