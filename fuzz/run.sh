@@ -99,6 +99,12 @@ fuzz)
 	# FUZZ_EXECS=N: stop each harness once its fork-mode status line counts
 	# N executions (FUZZ_SECONDS, default then 6 h, stays the cap)
 	target=${FUZZ_EXECS:-0}
+	case $target in
+	''|*[!0-9]*) echo "run.sh: FUZZ_EXECS must be a whole number of executions, not '$target'" >&2; exit 2 ;;
+	esac
+	case ${FUZZ_SECONDS:-1} in
+	*[!0-9]*) echo "run.sh: FUZZ_SECONDS must be a whole number of seconds, not '$FUZZ_SECONDS'" >&2; exit 2 ;;
+	esac
 	if [ "$target" -gt 0 ]; then secs=${FUZZ_SECONDS:-21600}; else secs=${FUZZ_SECONDS:-60}; fi
 	for h; do
 		mkdir -p "$B/artifacts/$h" "$B/logs"
