@@ -1608,6 +1608,7 @@ int perfdata_read(const char *path, const struct elf_ops *ops, struct pd_result 
 	r.errsz = errsz;
 	r.last_proc = UINT32_MAX;
 	r.last_tid = -1;
+	r.last_tid_pid = -1;	/* (pid -1 never reaches the cache) */
 	r.win.fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (r.win.fd < 0) {
 		rc = -errno;

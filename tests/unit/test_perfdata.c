@@ -540,6 +540,16 @@ static void test_thread_identity_damage(void **state)
 	ASSERT_ADDRS(dso_by_path(&r, "/usr/lib/libzero.so"), 0x33);
 	ASSERT_ADDRS(dso_by_path(&r, "/usr/lib/libleader.so"), 0x44);
 	perfdata_free(&r);
+
+	/* E: the very first record names thread -1 of process 0: thread -1
+	 * shares thread 0's maps, so a sample of tid 0 reaches that MMAP */
+	memset(&f, 0, sizeof(f));
+	one_attr(&f, ST_BASIC);
+	rec_mmap_t(&f.data, MISC_USER, 0, (uint32_t)-1, LSTART, 0x1000, 0, LIB);
+	SAMPLE(&f.data, MISC_USER, LSTART + 0x77, TIDW2(0, 0), 1, 1);
+	assert_int_equal(read_file(&f, NULL, &r, err, sizeof(err)), 0);
+	ASSERT_ADDRS(dso_by_path(&r, LIB), 0x77);
+	perfdata_free(&r);
 }
 
 static void test_fork_no_cycle(void **state)
