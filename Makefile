@@ -5,18 +5,18 @@ DESTDIR  ?=
 B        := build
 WARN     := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wformat=2
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=gnu11 -D_GNU_SOURCE -fPIC $(WARN) -Iindex
+CFLAGS   += -std=gnu11 -D_GNU_SOURCE -fPIC $(WARN) -Icore
 SO_FLAGS := -fvisibility=hidden
 LIBS     := -lpthread -ldl
 
-INDEX_SRC := $(filter-out index/elfops_direct.c,$(wildcard index/*.c))
+CORE_SRC := $(filter-out core/elfops_direct.c,$(wildcard core/*.c))
 SHIM_SRC  := $(wildcard shim/*.c)
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 TOOL_SRC  := $(wildcard scripts/*.c)
-HDRS      := $(wildcard index/*.h shim/*.h)
+HDRS      := $(wildcard core/*.h shim/*.h)
 
 SO        := $(B)/libsymlazy.so
-INDEX_A   := $(B)/libsymlazy_index.a
+CORE_A   := $(B)/libsymlazy_core.a
 UNIT_BIN  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 TOOL_BIN  := $(patsubst scripts/%.c,$(B)/bin/%,$(TOOL_SRC))
 
@@ -33,20 +33,20 @@ $(B)/lib/%.o: %.c $(HDRS)
 
 # The shim exports only the interposed libelf names (SYMLAZY_EXPORT); it does
 # not link libelf: real functions are found at run time (shim/real.c).
-$(SO): $(patsubst %.c,$(B)/so/%.o,$(SHIM_SRC) $(INDEX_SRC))
+$(SO): $(patsubst %.c,$(B)/so/%.o,$(SHIM_SRC) $(CORE_SRC))
 	$(CC) -shared -Wl,-z,defs -Wl,-z,now -Wl,--exclude-libs,ALL -o $@ $^ -liberty $(LIBS)
 
-$(INDEX_A): $(patsubst %.c,$(B)/lib/%.o,$(INDEX_SRC) index/elfops_direct.c)
+$(CORE_A): $(patsubst %.c,$(B)/lib/%.o,$(CORE_SRC) core/elfops_direct.c)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(B)/tests/%: tests/unit/%.c $(INDEX_A) $(HDRS)
+$(B)/tests/%: tests/unit/%.c $(CORE_A) $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(INDEX_A) -lcmocka -lelf -liberty -lzstd $(LIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(CORE_A) -lcmocka -lelf -liberty -lzstd $(LIBS)
 
-$(B)/bin/%: scripts/%.c $(INDEX_A) $(HDRS)
+$(B)/bin/%: scripts/%.c $(CORE_A) $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(INDEX_A) -lelf -liberty $(LIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(CORE_A) -lelf -liberty $(LIBS)
 
 unit: $(UNIT_BIN)
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_addrs - addrs_read() (index/pd_addrs.c, the SYMLAZY_ADDRS parser) on
+ * fuzz_addrs - addrs_read() (core/pd_addrs.c, the SYMLAZY_ADDRS parser) on
  * arbitrary bytes. A file it accepts must round-trip: writing it back with
  * perfdata_write_addrs() and reading that gives the same DSOs and addresses.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_cache - symindex_open() (index/symindex.c try_cache/validate/attach)
+ * fuzz_cache - symindex_open() (core/symindex.c try_cache/validate/attach)
  * on an arbitrary file sitting in the cache dir under the exact name it
  * looks for. The indexed ELF is fixed (cache_elf.S); the cache file is
  * built from the input, by mode = data[0] % 6:
@@ -43,7 +43,7 @@
 
 extern const unsigned char fuzz_cache_elf[], fuzz_cache_elf_end[];
 
-/* Mirror of the private header in index/symindex.c (checked at init). */
+/* Mirror of the private header in core/symindex.c (checked at init). */
 struct hdr {
 	char magic[8];
 	uint32_t version, hdr_size;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz_common.h - helpers shared by the libFuzzer harnesses in fuzz/.
- * Inputs that index/ reads by path are handed over as a memfd reached
+ * Inputs that core/ reads by path are handed over as a memfd reached
  * through /proc/self/fd/N (no disk writes, no name clashes between jobs).
  */
 #ifndef SYMLAZY_FUZZ_COMMON_H

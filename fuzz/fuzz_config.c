@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_config - the SYMLAZY_* environment parsers (index/config.c).
+ * fuzz_config - the SYMLAZY_* environment parsers (core/config.c).
  * The input is split at '\n' into values for the variables below, in order
  * (a missing value = unset); the whole input is also one SYMLAZY_MAX_BYTES
  * string for config_parse_size(). Checks: parse results stay within their

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_perfdata - perfdata_read() (index/perfdata.c) on arbitrary bytes.
+ * fuzz_perfdata - perfdata_read() (core/perfdata.c) on arbitrary bytes.
  * The bytes are a perf.data file; ops = NULL so no DSO named in the input is
  * opened (build-ids come only from the file). Checks the documented result
  * invariants: address sets sorted and unique, build-id sizes in range, an

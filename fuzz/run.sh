@@ -43,7 +43,7 @@ seeds() {
 	case $h in
 	symindex)
 		if [ ! -f "$B/corpus/$h/.malformed-done" ]; then
-			for base in fuzz/seeds/symindex/*; do
+			for base in fuzz/seeds/symcore/*; do
 				"$PY" scripts/gen-malformed.py --base "$base" --prefix "$(basename "$base")-" \
 					"$B/corpus/$h" >/dev/null 2>&1
 			done

@@ -21,7 +21,7 @@
 # runtime comes first in LD_PRELOAD, e.g. for perf:
 #   LD_PRELOAD=$(ASAN_RT):build/asan/libsymlazy.so ASAN_OPTIONS=detect_leaks=0 perf report
 CLANG        ?= clang
-SAN_CFLAGS   := -O1 -g -fno-omit-frame-pointer -std=gnu11 -D_GNU_SOURCE -fPIC -Iindex \
+SAN_CFLAGS   := -O1 -g -fno-omit-frame-pointer -std=gnu11 -D_GNU_SOURCE -fPIC -Icore \
 		-Wall -Wextra -Wno-unused-parameter
 ASAN_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 TSAN_SAN     := -fsanitize=thread
@@ -30,8 +30,8 @@ CLANG_RTDIR   = $(shell $(CLANG) -print-resource-dir 2>/dev/null)/lib/linux
 ASAN_RT       = $(CLANG_RTDIR)/libclang_rt.asan-x86_64.so
 TSAN_RT       = $(CLANG_RTDIR)/libclang_rt.tsan-x86_64.so
 
-SAN_SO_SRC   := $(SHIM_SRC) $(INDEX_SRC)
-# index/symindex.c demangles with libiberty, as the main Makefile links it
+SAN_SO_SRC   := $(SHIM_SRC) $(CORE_SRC)
+# core/symindex.c demangles with libiberty, as the main Makefile links it
 SAN_LIBS     := -liberty $(LIBS)
 SAN_PROGS    := test_threads
 FUZZ_NAMES   := perfdata symindex cache config addrs
@@ -75,7 +75,7 @@ $(B)/fuzz/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(SAN_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c $< -o $@
 
-FUZZ_INDEX_OBJ := $(patsubst %.c,$(B)/fuzz/obj/%.o,$(INDEX_SRC) index/elfops_direct.c)
+FUZZ_INDEX_OBJ := $(patsubst %.c,$(B)/fuzz/obj/%.o,$(CORE_SRC) core/elfops_direct.c)
 
 $(B)/fuzz/obj/fuzz/cache_elf.o: fuzz/cache_elf.S fuzz/seeds/symindex/small.so
 	@mkdir -p $(dir $@)

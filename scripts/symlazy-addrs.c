@@ -4,7 +4,7 @@
  *
  *   symlazy-addrs [-i perf.data] [-o FILE] [--stats]
  *
- * Reads a file-mode perf.data (index/perfdata.c) and writes the
+ * Reads a file-mode perf.data (core/perfdata.c) and writes the
  * SYMLAZY_ADDRS list ("<build-id-hex> <file-offset-hex>" lines, '#' comments)
  * to FILE or stdout. --stats prints per-DSO counts and global flags instead
  * (or, with -o, in addition, on stdout).

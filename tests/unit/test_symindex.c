@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for the lazy keep-set (index/symindex.c) on a real shared object
+ * Unit tests for the lazy keep-set (core/symindex.c) on a real shared object
  * assembled at test time. Each test pins one rule of symindex_plan(); the rule
  * is written next to the assertion.
  */

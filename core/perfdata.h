@@ -76,7 +76,7 @@ struct pd_result {
  * -ENOTSUP (pipe mode, foreign endian, unsupported attr layout).
  * On error @out is left empty (nothing to free), except that for -ENOTSUP
  * out->flags says why (PD_F_PIPE / PD_F_FOREIGN_ENDIAN).
- * Implementation notes (index/perfdata.c): records are not time-ordered;
+ * Implementation notes (core/perfdata.c): records are not time-ordered;
  * COMM/EXIT never remove mappings; callchain entries before the first
  * PERF_CONTEXT_* marker count as user; DSOs without any address are left
  * out of @out; DSOs with equal build-ids (one file, two paths) are merged.

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * elfops.h - the libelf entry points that index/ code may call.
+ * elfops.h - the libelf entry points that core/ code may call.
  *
- * Code in index/ never calls libelf by name: inside libsymlazy.so those names
+ * Code in core/ never calls libelf by name: inside libsymlazy.so those names
  * are our own wrappers (shim/), so a direct call would recurse into the shim.
  * Instead every module receives a `const struct elf_ops *`:
  *   - the shim fills it with the real libelf functions (dlsym RTLD_NEXT),
- *   - unit tests and command-line tools use elfops_direct() (index/elfops_direct.c,
+ *   - unit tests and command-line tools use elfops_direct() (core/elfops_direct.c,
  *     never linked into the .so), and tests can pass fakes.
  */
 #ifndef SYMLAZY_ELFOPS_H
