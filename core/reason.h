@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reason.h - why lazy mode (or the shim) did not do its work: one enum and
+ * one table of texts (an X-macro, as elfutils libdwfl's error table).
+ *
+ * A reason is a code plus an optional detail (a path, an address, an errno
+ * text). The table's text is a printf format with at most one "%s" for the
+ * detail; without "%s" a non-empty detail is appended as ": detail". The
+ * stats JSON carries both the code name (`reason_code`) and the formatted
+ * text (`reason`); the README's fallback table quotes the texts. Details are
+ * never cut: struct sl_why holds up to SL_WHY_DETAIL bytes and
+ * sl_why_set() reports truncation by ending the detail with "...".
+ */
+#ifndef SYMLAZY_REASON_H
+#define SYMLAZY_REASON_H
+
+#include <stddef.h>
+
+/*      code                 name                       text */
+#define SL_REASONS(X) \
+	X(NONE,               "none",                    "") \
+	X(LAZY_OFF,           "lazy_off",                "SYMLAZY_LAZY=off") \
+	X(NOT_PERF,           "not_perf",                "not perf") \
+	X(NOT_SUBCMD,         "not_subcommand",          "not perf script/report/annotate") \
+	X(NO_CMDLINE,         "no_cmdline",              "cannot read /proc/self/cmdline") \
+	X(EMPTY_CMDLINE,      "empty_cmdline",           "empty command line") \
+	X(GROUPED_OPT,        "grouped_option",          "cannot parse grouped option %s") \
+	X(PIPE_INPUT,         "pipe_input",              "perf.data comes from a pipe") \
+	X(NOT_REGULAR,        "not_regular_file",        "%s is not a regular file") \
+	X(INTERACTIVE,        "interactive",             "interactive or --stdio2 output annotates call targets") \
+	X(ANNOTATE_TUI,       "annotate_not_stdio",      "perf annotate without --stdio") \
+	X(REPORT_TUI,         "report_tui",              "interactive perf report (TUI) annotates call targets") \
+	X(PERF_VERSION,       "perf_version",            "perf version not 6.1") \
+	X(PERFDATA_BAD,       "perfdata_unreadable",     "perf.data unreadable: %s") \
+	X(DWARF_UNWIND,       "dwarf_unwind",            "user callchains come from DWARF unwinding") \
+	X(LBR_CALLSTACK,      "lbr_callstack",           "user callchains come from LBR call stacks") \
+	X(BAD_ADDRS,          "bad_addrs_file",          "bad SYMLAZY_ADDRS") \
+	X(NO_BUILD_ID,        "no_build_id",             "no build-id") \
+	X(NO_SAMPLES,         "dso_no_samples",          "DSO has no samples in perf.data") \
+	X(NO_RUNTIME_ELF,     "no_runtime_elf",          "no runtime ELF with program headers") \
+	X(INDEX_FAILED,       "index_failed",            "index build failed: %s") \
+	X(NOMEM,              "out_of_memory",           "out of memory") \
+	X(PLAN_FAILED,        "plan_failed",             "plan failed: %s") \
+	X(KERNEL,             "kernel",                  "kernel image or module") \
+	X(FOREIGN_SCAN,       "foreign_scan",            "scan not issued by perf itself") \
+	X(UNMODELABLE,        "unmodelable",             "%s") \
+	X(AMBIGUOUS,          "ambiguous_address",       "%s") \
+	X(REPLAY_DIFFERS,     "replay_differs",          "%s") \
+	X(UNKNOWN_TOOL,       "unknown_tool",            "no model for this tool")
+
+enum sl_reason {
+#define SL_R_ENUM(code, name, text) SL_R_##code,
+	SL_REASONS(SL_R_ENUM)
+#undef SL_R_ENUM
+	SL_R__COUNT
+};
+
+#define SL_WHY_DETAIL 512
+
+struct sl_why {
+	enum sl_reason code;
+	char detail[SL_WHY_DETAIL];
+};
+
+/* sl_reason_name - the stable code name ("no_build_id"); "?" if out of range. */
+const char *sl_reason_name(enum sl_reason r);
+
+/* sl_reason_text - the table's text/format for @r; "" if out of range. */
+const char *sl_reason_text(enum sl_reason r);
+
+/* sl_why_set - set @w to @code with printf-formatted detail (@fmt may be NULL). */
+void sl_why_set(struct sl_why *w, enum sl_reason code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * sl_why_format - the full text of @w into @buf (@n bytes; always
+ * NUL-terminated). Returns the length the whole text needs (like snprintf),
+ * so a caller can tell it was cut and size a buffer.
+ */
+int sl_why_format(const struct sl_why *w, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * util.h - small utilities shared by every core module (prefix sl_).
+ * Hashing (FNV-1a, 64-bit: http://www.isthe.com/chongo/tech/comp/fnv/),
+ * u64 ordering, "last element <= x" binary search, sort+unique, and the one
+ * stderr line writer. No allocation, no globals.
+ */
+#ifndef SYMLAZY_UTIL_H
+#define SYMLAZY_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SL_FNV_OFFSET 0xcbf29ce484222325ull
+#define SL_FNV_PRIME  0x100000001b3ull
+
+/* sl_fnv1a - fold @n bytes at @p into hash @h (start with SL_FNV_OFFSET). */
+static inline uint64_t sl_fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ c[i]) * SL_FNV_PRIME;
+	return h;
+}
+
+/* sl_fnv1a_u64 - fold one 64-bit word into @h (as one FNV step on the word). */
+static inline uint64_t sl_fnv1a_u64(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * SL_FNV_PRIME;
+}
+
+/* sl_mix64 - a 64-bit finaliser (splitmix64's), for open-addressing tables. */
+static inline uint64_t sl_mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return x;
+}
+
+/* sl_cmp_u64 - qsort comparator for uint64_t. */
+int sl_cmp_u64(const void *a, const void *b);
+
+/* sl_sort_unique_u64 - sort @v[0..n) ascending and drop repeats, in place.
+ * Returns the new count. */
+size_t sl_sort_unique_u64(uint64_t *v, size_t n);
+
+/*
+ * sl_last_le - index of the last element of the sorted array @base (@n
+ * elements of @size bytes) whose key (@key_of(element)) is <= @x, or
+ * (size_t)-1 if there is none. O(log n).
+ */
+size_t sl_last_le(const void *base, size_t n, size_t size, uint64_t x,
+		  uint64_t (*key_of)(const void *elem));
+
+/* sl_last_le_u64 - the same on a plain sorted uint64_t array. */
+size_t sl_last_le_u64(const uint64_t *v, size_t n, uint64_t x);
+
+/*
+ * sl_warnx - write one line "<formatted>\n" to stderr with one write(2)
+ * (no stdio buffering, so it never interleaves with the tool's own output
+ * mid-line). Lines longer than 1 KiB are cut with "...". errno is preserved.
+ */
+void sl_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif
