@@ -22,11 +22,7 @@ struct budget {
 	_Atomic int exhausted;         /* set by the first refusal */
 };
 
-/* Bytes charged for one symbol named @namelen bytes that perf 6.1 keeps:
- * overhead + namelen + 1. See BUDGET_SYMBOL_OVERHEAD in budget.c for how the
- * overhead was measured. */
-uint64_t budget_symbol_cost(uint64_t namelen);
-#define BUDGET_SYMBOL_OVERHEAD 64u
+/* What one symbol costs is the tool's: struct sl_model.sym_cost (model.h). */
 
 void budget_init(struct budget *b, uint64_t cap);
 

@@ -43,7 +43,7 @@ int budget_plan_table(struct budget *b, uint32_t nsyms, bp_get_fn get, void *ctx
 		if (get(ctx, i, &s) < 0 || !s.candidate)
 			continue;
 		if (out->cut == nsyms) {
-			uint64_t cost = budget_symbol_cost(s.namelen);
+			uint64_t cost = s.cost;
 
 			if (budget_try_charge(b, cost)) {
 				out->charged += cost;

@@ -20,7 +20,7 @@
 
 struct bp_sym {
 	uint64_t value, size;   /* st_value, st_size */
-	uint64_t namelen;       /* strlen of the name */
+	uint64_t cost;          /* bytes the tool spends keeping it (model sym_cost) */
 	int candidate;          /* would perf keep it (and so: charge it)? */
 };
 

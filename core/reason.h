@@ -46,7 +46,11 @@
 	X(UNMODELABLE,        "unmodelable",             "%s") \
 	X(AMBIGUOUS,          "ambiguous_address",       "%s") \
 	X(REPLAY_DIFFERS,     "replay_differs",          "%s") \
-	X(UNKNOWN_TOOL,       "unknown_tool",            "no model for this tool")
+	X(UNKNOWN_TOOL,       "unknown_tool",            "no model for this tool") \
+	X(CACHE_NOT_PRIVATE,  "cache_not_private",       "cache dir %s is not private to this user") \
+	X(CACHE_UNUSABLE,     "cache_unusable",          "cache dir unusable: %s") \
+	X(CACHE_OTHER_NS,     "cache_other_mntns",       "started in another mount namespace") \
+	X(NO_IDENTITY,        "no_identity",             "%s")
 
 enum sl_reason {
 #define SL_R_ENUM(code, name, text) SL_R_##code,

@@ -33,6 +33,10 @@ int stats_write_json(FILE *f, const struct stats_totals *t, const struct scan_st
 	stats_json_str(f, t->lazy);
 	fprintf(f, ",\"lazy_reason\":");
 	stats_json_str(f, t->lazy_reason);
+	if (t->lazy_reason_code) {
+		fprintf(f, ",\"lazy_reason_code\":");
+		stats_json_str(f, t->lazy_reason_code);
+	}
 	fprintf(f, ",\"addr_dsos\":%llu,\"addrs\":%llu", (unsigned long long)t->addr_dsos,
 		(unsigned long long)t->addrs);
 	fprintf(f, ",\"totals\":{\"scanned\":%llu,\"passed\":%llu,\"dropped\":%llu,\"bytes\":%llu},\"dsos\":[",
@@ -48,6 +52,10 @@ int stats_write_json(FILE *f, const struct stats_totals *t, const struct scan_st
 			(unsigned long long)s->scanned, (unsigned long long)s->passed,
 			(unsigned long long)s->dropped, (unsigned long long)s->bytes, s->mmap ? "true" : "false");
 		stats_json_str(f, s->reason);
+		if (s->reason_code) {
+			fprintf(f, ",\"reason_code\":");
+			stats_json_str(f, s->reason_code);
+		}
 		fputc('}', f);
 	}
 	fprintf(f, "]}\n");

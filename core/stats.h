@@ -8,16 +8,18 @@
 #ifndef SYMLAZY_STATS_H
 #define SYMLAZY_STATS_H
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 
 struct scan_stats {
 	struct scan_stats *next;
-	char path[256];
+	char path[PATH_MAX];
 	char build_id[41];
 	const char *table;          /* "symtab" / "dynsym" */
 	const char *mode;           /* "eager" / "budget" / "lazy" / "hidden" */
-	char reason[160];           /* why lazy was not used, or "" */
+	const char *reason_code;    /* sl_reason_name() of the reason, NULL if none */
+	char reason[768];           /* why lazy was not used, or "" (sl_why_format) */
 	uint64_t scanned;           /* gelf_getsym calls in the scan */
 	uint64_t passed;            /* perf candidates shown to the tool */
 	uint64_t dropped;           /* perf candidates replaced by the null symbol */
@@ -28,7 +30,8 @@ struct scan_stats {
 struct stats_totals {
 	uint64_t budget_bytes, charged_bytes, refused_bytes;
 	const char *lazy;           /* "on" / "off" */
-	char lazy_reason[160];
+	const char *lazy_reason_code; /* sl_reason_name(), NULL if none */
+	char lazy_reason[768];
 	uint64_t addr_dsos, addrs;  /* DSOs and addresses read from perf.data */
 };
 

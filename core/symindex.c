@@ -8,35 +8,17 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <libiberty/demangle.h>
+#include "cache.h"
+#include "elfx.h"
+#include "index_format.h"
+#include "model.h"
 #include "rbsim.h"
+#include "util.h"
 #include "symindex.h"
-
-#define SYMIDX_MAGIC   "SYMLZIX\0"
-#define SYMIDX_VERSION 2u
-
-struct symidx_hdr {
-	char magic[8];
-	uint32_t version, hdr_size;
-	uint64_t key;               /* hash of build-id, file identity, layout, sizes */
-	uint64_t checksum;          /* fnv1a64 of everything after the header */
-	uint32_t nentries, ngroups, nsymtab, ndynsym;
-	uint32_t unmodelable, pad;
-	char why[96];
-	unsigned char build_id[20];
-	uint32_t build_id_len;
-};
 
 static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
 {
-	const unsigned char *c = p;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		h ^= c[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
+	return sl_fnv1a(h, p, n);
 }
 
 uint64_t symindex_checksum(const void *p, size_t n)
@@ -126,6 +108,25 @@ static Elf_Data *named_table(const struct elf_ops *ops, Elf *elf, size_t shstrnd
 		return ops->elf_getdata(scn, NULL);
 	}
 	return NULL;
+}
+
+int symindex_src_init(struct symidx_src *src, const struct elf_ops *ops, Elf *elf,
+		      const struct symidx_layout *lay, const unsigned char *build_id,
+		      size_t build_id_len, const struct sl_file_id *file_id, int cache_dirfd,
+		      int demangle)
+{
+	memset(src, 0, sizeof(*src));
+	src->ops = ops;
+	src->elf = elf;
+	src->layout = lay;
+	src->build_id = build_id;
+	src->build_id_len = build_id_len;
+	if (file_id)
+		src->file_id = *file_id;
+	src->cache_dirfd = cache_dirfd;
+	src->demangle = demangle;
+	src->model = &sl_model_perf61;
+	return symindex_src_tables(ops, elf, src);
 }
 
 int symindex_src_tables(const struct elf_ops *ops, Elf *elf, struct symidx_src *src)
@@ -253,21 +254,15 @@ static uint64_t roundup4k(uint64_t x)
  * 1 (candidate, *start set), 0 (perf skips it), -1 (perf would abort the pass
  * or we cannot model it: whole DSO unmodelable).
  */
-static int classify(const GElf_Sym *s, const struct secinfo *secs, size_t shnum,
+static int classify(const struct sl_model *m, const GElf_Sym *s, const struct secinfo *secs, size_t shnum,
 		    const struct symidx_layout *lay, uint64_t *start)
 {
-	int type = GELF_ST_TYPE(s->st_info), vis = GELF_ST_VISIBILITY(s->st_other);
-	int is_label = type == STT_NOTYPE && s->st_name != 0 && s->st_shndx != SHN_UNDEF &&
-		       s->st_shndx != SHN_ABS && vis != STV_HIDDEN && vis != STV_INTERNAL;
-	int is_func = (type == STT_FUNC || type == STT_GNU_IFUNC) && s->st_name != 0 &&
-		      s->st_shndx != SHN_UNDEF;
-	int is_obj = type == STT_OBJECT && s->st_name != 0 && s->st_shndx != SHN_UNDEF;
+	enum sl_sym_kind kind = m->sym_kind(s);
+	int is_label = kind == SL_SYM_LABEL;
 	const struct secinfo *sec;
 	unsigned i;
 
-	if (!is_label && !is_func && !is_obj)
-		return 0;
-	if (s->st_shndx == SHN_ABS)
+	if (kind == SL_SYM_SKIP)
 		return 0;
 	if (s->st_shndx >= shnum || s->st_shndx == 0)
 		return -1;          /* elf_getscn() fails -> perf aborts the pass */
@@ -294,7 +289,8 @@ static int classify(const GElf_Sym *s, const struct secinfo *secs, size_t shnum,
 	return 1;
 }
 
-static int load_secinfo(const struct elf_ops *ops, Elf *elf, struct secinfo **out, size_t *nout)
+static int load_secinfo(const struct elf_ops *ops, const struct sl_model *m, Elf *elf,
+		       struct secinfo **out, size_t *nout)
 {
 	size_t shnum = 0, shstrndx = 0, i;
 	struct secinfo *secs;
@@ -316,34 +312,13 @@ static int load_secinfo(const struct elf_ops *ops, Elf *elf, struct secinfo **ou
 		name = ops->elf_strptr(elf, shstrndx, sh.sh_name);
 		secs[i].alloc = (sh.sh_flags & SHF_ALLOC) != 0;
 		secs[i].nobits = sh.sh_type == SHT_NOBITS;
-		secs[i].label_ok = name && (strstr(name, "text") || strstr(name, "data"));
+		secs[i].label_ok = m->label_section_ok(name);
 		secs[i].addr = sh.sh_addr;
 		secs[i].offset = sh.sh_offset;
 	}
 	*out = secs;
 	*nout = shnum;
 	return 0;
-}
-
-static uint64_t index_key(const struct symidx_src *src)
-{
-	uint64_t h = 0xcbf29ce484222325ull, v = SYMIDX_VERSION;
-
-	h = fnv1a(h, &v, sizeof(v));
-	h = fnv1a(h, src->build_id, src->build_id_len);
-	h = fnv1a(h, &src->file_key, sizeof(src->file_key));
-	h = fnv1a(h, src->layout, sizeof(*src->layout));
-	h = fnv1a(h, &src->nsymtab, sizeof(src->nsymtab));
-	h = fnv1a(h, &src->ndynsym, sizeof(src->ndynsym));
-	return h;
-}
-
-static void cache_name(const struct symidx_src *src, uint64_t key, char *buf, size_t n)
-{
-	char hex[2 * 20 + 1];
-
-	build_id_hex(src->build_id, src->build_id_len > 20 ? 20 : src->build_id_len, hex);
-	snprintf(buf, n, "%s-%016llx.idx", hex[0] ? hex : "nobuildid", (unsigned long long)key);
 }
 
 static int attach(struct symidx *out, void *map, size_t size)
@@ -365,117 +340,17 @@ static int attach(struct symidx *out, void *map, size_t size)
 	return 0;
 }
 
-/*
- * Validate a mapped cache file for @src; 0 if usable. Beyond magic, version,
- * key, size and checksum, every field later used as an index or a bound is
- * checked, so a corrupt file whose checksum happens to match (or a crafted
- * one) cannot send a lookup out of bounds: table sizes equal the scanned
- * tables, entries name a table and an index inside it, groups are sorted by
- * start, cover their entries exactly, and link only forward.
- */
-static int validate(const void *map, size_t size, uint64_t key, const struct symidx_src *src)
-{
-	const struct symidx_hdr *h = map;
-	const struct symidx_entry *e;
-	const struct symidx_group *g;
-	uint32_t nsym = src->symtab ? src->nsymtab : 0, ndyn = src->dynsym ? src->ndynsym : 0, i, k;
-	uint64_t need, pmax = 0;
-
-	if (size < sizeof(*h) || memcmp(h->magic, SYMIDX_MAGIC, 8) ||
-	    h->version != SYMIDX_VERSION || h->hdr_size != sizeof(*h) || h->key != key)
-		return -EINVAL;
-	need = sizeof(*h) + (uint64_t)h->nentries * sizeof(struct symidx_entry) +
-	       (uint64_t)h->ngroups * sizeof(struct symidx_group);
-	if (need != size || h->ngroups > h->nentries || h->nsymtab != nsym || h->ndynsym != ndyn ||
-	    h->unmodelable > 1 || (h->unmodelable && h->nentries))
-		return -EINVAL;
-	if (symindex_checksum((const char *)map + sizeof(*h), size - sizeof(*h)) != h->checksum)
-		return -EINVAL;
-	e = (const void *)(h + 1);
-	g = (const void *)(e + h->nentries);
-	for (i = 0; i < h->nentries; i++)
-		if (e[i].table > 1 || e[i].idx >= (e[i].table ? ndyn : nsym))
-			return -EINVAL;
-	for (i = 0, k = 0; i < h->ngroups; i++) {
-		if (g[i].first != k || g[i].n == 0 || g[i].n > h->nentries - k ||
-		    (i && g[i].start <= g[i - 1].start) || g[i].min_end > g[i].max_end || g[i].pmax != pmax ||
-		    (g[i].next_sym != SYMIDX_NONE && (g[i].next_sym <= i || g[i].next_sym >= h->ngroups)) ||
-		    (g[i].next_all != SYMIDX_NONE && (g[i].next_all <= i || g[i].next_all >= h->ngroups)))
-			return -EINVAL;
-		for (uint32_t j = k; j < k + g[i].n; j++)
-			if (e[j].start != g[i].start)
-				return -EINVAL;
-		k += g[i].n;
-		pmax = g[i].max_end > pmax ? g[i].max_end : pmax;
-	}
-	return k == h->nentries ? 0 : -EINVAL;
-}
-
 static int try_cache(const struct symidx_src *src, uint64_t key, struct symidx *out)
 {
-	char name[128];
-	struct stat st;
 	void *map;
-	int fd;
+	size_t size;
+	int r = sl_cache_map(src, key, &map, &size);
 
-	if (src->cache_dirfd < 0)
-		return -ENOENT;
-	cache_name(src, key, name, sizeof(name));
-	fd = openat(src->cache_dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(struct symidx_hdr) ||
-	    st.st_uid != geteuid()) {
-		close(fd);
-		return -EINVAL;
-	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
-		return -errno;
-	if (validate(map, (size_t)st.st_size, key, src) < 0) {
-		munmap(map, (size_t)st.st_size);
-		return -EINVAL;
-	}
-	attach(out, map, (size_t)st.st_size);
+	if (r < 0)
+		return r;
+	attach(out, map, size);
 	out->from_cache = 1;
 	return 0;
-}
-
-/* Create the backing file: a temp file in the cache dir (renamed into place
- * later) or a memfd. Space is reserved with posix_fallocate so writes through
- * the mapping cannot hit ENOSPC (SIGBUS). */
-static int make_backing(const struct symidx_src *src, size_t size, char *tmpname, size_t n)
-{
-	int fd = -1, r;
-
-	tmpname[0] = '\0';
-	if (src->cache_dirfd >= 0) {
-		/* a private counter, never random(): perf seeds libc's generator
-		 * and draws the "Tip" perf report prints from it */
-		static _Atomic unsigned long seq;
-
-		snprintf(tmpname, n, ".tmp-%d-%lu.idx", (int)getpid(), atomic_fetch_add(&seq, 1));
-		fd = openat(src->cache_dirfd, tmpname, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd >= 0 && (r = posix_fallocate(fd, 0, (off_t)size)) != 0) {
-			close(fd);
-			unlinkat(src->cache_dirfd, tmpname, 0);
-			fd = -1;
-		}
-		if (fd < 0)
-			tmpname[0] = '\0';
-	}
-	if (fd < 0) {
-		fd = memfd_create("symlazy-index", MFD_CLOEXEC);
-		if (fd < 0)
-			return -errno;
-		if (ftruncate(fd, (off_t)size) < 0) {
-			r = -errno;
-			close(fd);
-			return r;
-		}
-	}
-	return fd;
 }
 
 static int build(const struct symidx_src *src, uint64_t key, struct symidx *out)
@@ -487,14 +362,14 @@ static int build(const struct symidx_src *src, uint64_t key, struct symidx *out)
 	struct symidx_hdr *h;
 	struct symidx_entry *e;
 	struct symidx_group *grp;
-	char tmpname[96], name[128];
+	char tmpname[96];
 	char why[96] = "";
 	int unmodelable = 0, fd, ret;
 	void *map;
 	Elf_Data *tabs[2] = { src->symtab, src->dynsym };
 	uint32_t counts[2] = { src->symtab ? src->nsymtab : 0, src->dynsym ? src->ndynsym : 0 };
 
-	ret = load_secinfo(ops, src->elf, &secs, &shnum);
+	ret = load_secinfo(ops, src->model, src->elf, &secs, &shnum);
 	if (ret < 0)
 		return ret;
 
@@ -510,7 +385,7 @@ static int build(const struct symidx_src *src, uint64_t key, struct symidx *out)
 				snprintf(why, sizeof(why), "unreadable symbol %u in %s", i, t ? ".dynsym" : ".symtab");
 				break;
 			}
-			c = classify(&s, secs, shnum, src->layout, &st);
+			c = classify(src->model, &s, secs, shnum, src->layout, &st);
 			if (c < 0) {
 				unmodelable = 1;
 				snprintf(why, sizeof(why), "symbol %u of %s has section index %u perf cannot model",
@@ -524,7 +399,7 @@ static int build(const struct symidx_src *src, uint64_t key, struct symidx *out)
 		n = 0;
 
 	cap_bytes = sizeof(*h) + (size_t)n * (sizeof(*e) + sizeof(*grp));
-	fd = make_backing(src, cap_bytes, tmpname, sizeof(tmpname));
+	fd = sl_cache_backing(src, cap_bytes, tmpname, sizeof(tmpname));
 	if (fd < 0) {
 		free(secs);
 		return fd;
@@ -544,7 +419,7 @@ static int build(const struct symidx_src *src, uint64_t key, struct symidx *out)
 			uint64_t st;
 
 			if (!ops->gelf_getsym(tabs[t], (int)i, &s) ||
-			    classify(&s, secs, shnum, src->layout, &st) != 1)
+			    classify(src->model, &s, secs, shnum, src->layout, &st) != 1)
 				continue;
 			e[g].start = st;
 			e[g].size = s.st_size;
@@ -639,25 +514,20 @@ static int build(const struct symidx_src *src, uint64_t key, struct symidx *out)
 		ret = -errno;
 		goto fail_fd;
 	}
-	if (tmpname[0]) {
-		cache_name(src, key, name, sizeof(name));
-		if (renameat(src->cache_dirfd, tmpname, src->cache_dirfd, name) < 0)
-			unlinkat(src->cache_dirfd, tmpname, 0);
-	}
+	sl_cache_commit(src, key, tmpname);
 	close(fd);
 	attach(out, map, final_size);
 	return 0;
 
 fail_fd:
-	if (tmpname[0])
-		unlinkat(src->cache_dirfd, tmpname, 0);
+	sl_cache_discard(src, tmpname);
 	close(fd);
 	return ret;
 }
 
 int symindex_open(const struct symidx_src *src, struct symidx *out)
 {
-	uint64_t key = index_key(src);
+	uint64_t key = sl_cache_key(src);
 
 	memset(out, 0, sizeof(*out));
 	if (try_cache(src, key, out) == 0)
@@ -762,47 +632,6 @@ static const char *sim_name(const struct sim *S, uint64_t id)
 	return (const char *)str->d_buf + sym.st_name;
 }
 
-/*
- * The name perf stores for @raw (tools/perf/util/symbol-elf.c demangle_sym):
- * libiberty's cplus_demangle - the library perf 6.1 links statically - and,
- * if that fails, the OCaml and Java demanglers; if it succeeds, in-place
- * legacy-Rust hash stripping. The last three are not mirrored: when they
- * could apply, *@uncertain is set. Returns a malloc'ed name or NULL (= raw).
- */
-static char *perf_name(const char *raw, int mode, int *uncertain)
-{
-	char *d;
-	size_t n;
-
-	if (mode == SYMIDX_DEM_NONE)
-		return NULL;
-	if (mode == SYMIDX_DEM_UNKNOWN) {
-		*uncertain = 1;
-		return NULL;
-	}
-	d = cplus_demangle(raw, mode == SYMIDX_DEM_VERBOSE ? DMGL_PARAMS | DMGL_ANSI : DMGL_NO_OPTS);
-	if (!d) {
-		if (!strncmp(raw, "caml", 4) || strchr(raw, ')'))
-			*uncertain = 1;     /* ocaml_demangle_sym / java_demangle_sym */
-		return NULL;
-	}
-	n = strlen(d);
-	if (n > 19 && !strncmp(d + n - 19, "::h", 3) && strspn(d + n - 16, "0123456789abcdef") == 16)
-		*uncertain = 1;             /* rust_is_mangled(): rust_demangle_sym */
-	return d;
-}
-
-static int underscores(const char *n)
-{
-	int c = 0;
-
-	while (n[c] == '_')
-		c++;
-	return c;
-}
-
-static int choose_names(const char *na, const char *nb);
-
 /* choose_best_symbol() of tools/perf/util/symbol.c: 0 = keep a, 1 = keep b. */
 static int sim_choose(struct sim *S, uint32_t a, uint32_t b)
 {
@@ -830,40 +659,17 @@ static int sim_choose(struct sim *S, uint32_t a, uint32_t b)
 	}
 	if (strcmp(na, nb)) {
 		int unc = 0, r;
-		char *da = perf_name(na, S->src->demangle, &unc);
-		char *db = perf_name(nb, S->src->demangle, &unc);
+		char *da = S->src->model->demangle(na, S->src->demangle, &unc);
+		char *db = S->src->model->demangle(nb, S->src->demangle, &unc);
 
-		r = unc ? 0 : choose_names(da ? da : na, db ? db : nb);
+		r = unc ? 0 : S->src->model->choose_by_name(da ? da : na, db ? db : nb);
 		if (unc)
 			S->uncertain = 1;
 		free(da);
 		free(db);
 		return r;
 	}
-	return choose_names(na, nb);
-}
-
-/* The name rules of choose_best_symbol(): 0 = keep a, 1 = keep b. */
-static int choose_names(const char *na, const char *nb)
-{
-	int ua, ub;
-	size_t sa, sb;
-
-	ua = underscores(na);
-	ub = underscores(nb);
-	if (ub > ua)
-		return 0;
-	if (ua > ub)
-		return 1;
-	sa = strlen(na);
-	sb = strlen(nb);
-	if (sa > sb)
-		return 0;
-	if (sa < sb)
-		return 1;
-	if ((sa >= 3 && !strncmp(na, "SyS", 3)) || (sa >= 10 && !strncmp(na, "compat_SyS", 10)))
-		return 1;
-	return 0;
+	return S->src->model->choose_by_name(na, nb);
 }
 
 /* symbols__fixup_duplicate() */

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "elfops.h"
+#include "elfx.h"
 
 #define SYMIDX_MAX_LOADS 16
 #define SYMIDX_MAX_SECS 128
@@ -90,8 +91,11 @@ struct symidx {
 	int from_cache;             /* 1 if mapped from an existing cache file */
 };
 
+struct sl_model;
+
 struct symidx_src {
 	const struct elf_ops *ops;
+	const struct sl_model *model; /* the tool's rules (model.h); perf 6.1 by default */
 	Elf *elf;                   /* the symbol file being scanned */
 	Elf_Data *symtab, *dynsym;  /* either may be NULL */
 	Elf_Data *symtab_str, *dynsym_str; /* their string tables (names for perf's
@@ -101,7 +105,8 @@ struct symidx_src {
 	const struct symidx_layout *layout;
 	const unsigned char *build_id; size_t build_id_len;
 	int cache_dirfd;            /* -1: no cache, memfd only */
-	uint64_t file_key;          /* identity of the file (dev, ino, size, mtime hash) */
+	struct sl_file_id file_id;  /* identity of the file (part of the cache key;
+				     * the only identity when there is no build-id) */
 };
 
 /*
@@ -112,6 +117,18 @@ struct symidx_src {
  */
 int symindex_open(const struct symidx_src *src, struct symidx *out);
 void symindex_close(struct symidx *idx);
+
+/*
+ * symindex_src_init - the one way to fill a struct symidx_src: zero it, set
+ * the given fields (@file_id may be NULL = unknown; @cache_dirfd -1 = memfd
+ * only; @demangle SYMIDX_DEM_*), set the model to perf 6.1's (callers with
+ * another model set src->model afterwards), and pick the tables with
+ * symindex_src_tables(). Returns what symindex_src_tables() returns.
+ */
+int symindex_src_init(struct symidx_src *src, const struct elf_ops *ops, Elf *elf,
+		      const struct symidx_layout *lay, const unsigned char *build_id,
+		      size_t build_id_len, const struct sl_file_id *file_id, int cache_dirfd,
+		      int demangle);
 
 /*
  * symindex_src_tables - fill @src's symtab/dynsym (+ string tables, counts =

@@ -40,20 +40,11 @@
 #include <sys/stat.h>
 #include "fuzz_common.h"
 #include "fuzz_elf.h"
+#include "index_format.h"
 
 extern const unsigned char fuzz_cache_elf[], fuzz_cache_elf_end[];
 
-/* Mirror of the private header in core/symindex.c (checked at init). */
-struct hdr {
-	char magic[8];
-	uint32_t version, hdr_size;
-	uint64_t key, checksum;
-	uint32_t nentries, ngroups, nsymtab, ndynsym;
-	uint32_t unmodelable, pad;
-	char why[96];
-	unsigned char build_id[20];
-	uint32_t build_id_len;
-};
+#define hdr symidx_hdr           /* the on-disk header (core/index_format.h) */
 
 static const struct elf_ops *ops;
 static char dir[64], name[256];

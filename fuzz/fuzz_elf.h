@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_elf.h - turn an Elf into a struct symidx_src the way the shim does in
- * make_lazy_plan() (shim/state.c): tables by symindex_src_tables() (section
+ * fuzz_elf.h - turn an Elf into a struct symidx_src the way the core does for the shim
+ * (symindex_src_init, core/symindex.h): tables by symindex_src_tables() (section
  * name and type, counts = sh_size / sh_entsize), the runtime layout of the
  * same file.
  */
@@ -15,20 +15,13 @@
 static inline void fuzz_elf_src(const struct elf_ops *ops, Elf *elf, size_t fsize,
 				struct symidx_layout *lay, struct symidx_src *src, unsigned char *bid)
 {
+	struct sl_file_id id = { .dev = 1, .ino = 42, .valid = 1 };
 	int r;
 
 	if (symindex_layout(ops, elf, fsize, lay) < 0)
 		memset(lay, 0, sizeof(*lay));
-	memset(src, 0, sizeof(*src));
-	src->ops = ops;
-	src->elf = elf;
-	symindex_src_tables(ops, elf, src);
-	src->layout = lay;
 	r = elf_read_build_id(ops, elf, bid, 20);
-	src->build_id = bid;
-	src->build_id_len = r > 0 ? (size_t)r : 0;
-	src->cache_dirfd = -1;
-	src->file_key = 42;
+	symindex_src_init(src, ops, elf, lay, bid, r > 0 ? (size_t)r : 0, &id, -1, SYMIDX_DEM_UNKNOWN);
 }
 
 #endif

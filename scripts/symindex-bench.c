@@ -42,15 +42,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "symindex-bench: cannot read %s as ELF\n", argv[1]);
 		return 1;
 	}
-	memset(&src, 0, sizeof(src));
-	src.ops = ops;
-	src.elf = elf;
-	src.layout = &lay;
-	src.cache_dirfd = -1;
-	symindex_src_tables(ops, elf, &src);
 	r = elf_read_build_id(ops, elf, bid, sizeof(bid));
-	src.build_id = bid;
-	src.build_id_len = r > 0 ? (size_t)r : 0;
+	symindex_src_init(&src, ops, elf, &lay, bid, r > 0 ? (size_t)r : 0, NULL, -1, SYMIDX_DEM_NOOPTS);
 	for (i = 0; i < rep; i++) {
 		t0 = now_ms();
 		if (symindex_open(&src, &idx) < 0) {

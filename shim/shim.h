@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* shim.h - the process state shared by the wrappers (the shim directory only). */
+/*
+ * shim.h - the preload layer's internal interface (shim/ only): exports
+ * (wrappers.c), the real-function resolver (resolve.c), the process state and
+ * its registries (state.c), the SIGBUS guard (sigbus.c). Decisions live in
+ * core/ (session.h); nothing here holds policy.
+ */
 #ifndef SYMLAZY_SHIM_H
 #define SYMLAZY_SHIM_H
 
@@ -19,6 +24,15 @@ struct shim_real {
 
 extern struct elf_ops real_ops;
 extern struct shim_real real_x;
+
+/* Libraries whose functions we wrap (resolve.c). */
+enum shim_lib { SHIM_LIB_ELF = 0, SHIM_LIB__COUNT };
+
+/* shim_resolve - look up every library's functions (resolve.c); 1 if every
+ * required library was found whole. Called once, under pthread_once. */
+int shim_resolve(void);
+/* shim_lib_ok - were all of @lib's functions found? */
+int shim_lib_ok(enum shim_lib lib);
 
 /* shim_ready - resolve real libelf once (pthread_once) and finish lazy setup.
  * Returns 1 if the real functions are usable. Never fails the caller. */

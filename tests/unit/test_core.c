@@ -10,6 +10,7 @@
 #include <string.h>
 #include "budget.h"
 #include "config.h"
+#include "model.h"
 #include "scan.h"
 
 static void test_parse_size(void **state)
@@ -103,7 +104,7 @@ static void test_budget_strict(void **state)
 	budget_init(&b, 0);                         /* unlimited still counts */
 	assert_true(budget_try_charge(&b, 1ull << 40));
 	assert_int_equal(atomic_load(&b.used), 1ull << 40);
-	assert_int_equal(budget_symbol_cost(10), BUDGET_SYMBOL_OVERHEAD + 11);
+	assert_int_equal(sl_model_perf61.sym_cost(10), 64 + 11);   /* perf 6.1: 64 + name + NUL */
 }
 
 #define NTHREADS 8

@@ -90,18 +90,14 @@ static int setup(void **state)
 	elf = ops->elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || symindex_layout(ops, elf, 0, &lay) < 0)
 		return -1;
-	memset(&src, 0, sizeof(src));
-	src.ops = ops;
-	src.elf = elf;
-	symindex_src_tables(ops, elf, &src);
 	r = elf_read_build_id(ops, elf, bid, sizeof(bid));
 	if (r <= 0)
 		return -1;
-	src.build_id = bid;
-	src.build_id_len = (size_t)r;
-	src.layout = &lay;
-	src.cache_dirfd = -1;
-	src.file_key = 42;
+	{
+		struct sl_file_id id = { .dev = 1, .ino = 42, .valid = 1 };
+
+		symindex_src_init(&src, ops, elf, &lay, bid, (size_t)r, &id, -1, SYMIDX_DEM_UNKNOWN);
+	}
 	return 0;
 }
 

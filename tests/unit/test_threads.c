@@ -54,7 +54,7 @@ extern char **environ;
 
 #define MAXF 16
 #define EQ_SYMS 2000            /* functions in eq.so, names fn_NNNNNN */
-#define EQ_COST (64 + 9 + 1)    /* BUDGET_SYMBOL_OVERHEAD + strlen + 1 */
+#define EQ_COST (64 + 9 + 1)    /* perf 6.1 model sym_cost: 64 + strlen + 1 */
 
 /* ------------------------------------------------------------ child side */
 

@@ -1,21 +1,22 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests: lazy-mode activation from perf's argv, perf version check. */
+/* Unit tests of the perf 6.1 model (core/model_perf61.c): lazy-mode activation
+ * from perf's argv, perf version check. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 #include <string.h>
-#include "activate.h"
+#include "model.h"
 #include "symindex.h"
 
 #define ARGV(...) ((char *const[]){ __VA_ARGS__ })
 #define N(...) ((int)(sizeof((char *[]){ __VA_ARGS__ }) / sizeof(char *)))
-#define PARSE(a, ...) activate_parse(N(__VA_ARGS__), ARGV(__VA_ARGS__), a)
+#define PARSE(a, ...) perf61_parse_argv(N(__VA_ARGS__), ARGV(__VA_ARGS__), a)
 
 static void test_inputs(void **state)
 {
-	struct activation a;
+	struct sl_invocation a;
 
 	(void)state;
 	assert_int_equal(PARSE(&a, "perf", "script", "-i", "x.data"), 1);
@@ -34,7 +35,7 @@ static void test_inputs(void **state)
 
 static void test_abbrev_and_groups(void **state)
 {
-	struct activation a;
+	struct sl_invocation a;
 
 	(void)state;
 	/* perf accepts abbreviations of long options and grouped short options */
@@ -43,38 +44,38 @@ static void test_abbrev_and_groups(void **state)
 	assert_int_equal(PARSE(&a, "perf", "script", "--inpu", "C.data"), 1);
 	assert_string_equal(a.input, "C.data");
 	assert_int_equal(PARSE(&a, "perf", "script", "-fi", "B.data"), 0);   /* can't tell: stay eager */
-	assert_non_null(strstr(a.why, "-fi"));
+	assert_non_null(strstr(a.why.detail, "-fi"));
 	assert_int_equal(PARSE(&a, "perf", "report", "-g", "-vv", "-i", "D"), 1);
 	assert_string_equal(a.input, "D");
 }
 
 static void test_text_output(void **state)
 {
-	struct activation a;
+	struct sl_invocation a;
 
 	(void)state;
 	PARSE(&a, "perf", "script");
-	assert_int_equal(activate_text_output(&a, 1), 1);
+	assert_int_equal(perf61_text_output(&a, 1), 1);
 	PARSE(&a, "perf", "report");
-	assert_int_equal(activate_text_output(&a, 1), 0);      /* TUI */
-	assert_int_equal(activate_text_output(&a, 0), 1);      /* piped: stdio */
+	assert_int_equal(perf61_text_output(&a, 1), 0);      /* TUI */
+	assert_int_equal(perf61_text_output(&a, 0), 1);      /* piped: stdio */
 	PARSE(&a, "perf", "report", "--stdio");
-	assert_int_equal(activate_text_output(&a, 1), 1);
+	assert_int_equal(perf61_text_output(&a, 1), 1);
 	PARSE(&a, "perf", "annotate", "--stdio2");
-	assert_int_equal(activate_text_output(&a, 0), 0);      /* names call targets */
+	assert_int_equal(perf61_text_output(&a, 0), 0);      /* names call targets */
 	PARSE(&a, "perf", "annotate");
-	assert_int_equal(activate_text_output(&a, 0), 0);
+	assert_int_equal(perf61_text_output(&a, 0), 0);
 	PARSE(&a, "perf", "annotate", "--stdio", "hot");
-	assert_int_equal(activate_text_output(&a, 1), 1);
+	assert_int_equal(perf61_text_output(&a, 1), 1);
 }
 
 static void test_not_lazy(void **state)
 {
-	struct activation a;
+	struct sl_invocation a;
 
 	(void)state;
 	assert_int_equal(PARSE(&a, "perf", "script", "-i", "-"), 0);
-	assert_non_null(strstr(a.why, "pipe"));
+	assert_int_equal(a.why.code, SL_R_PIPE_INPUT);
 	assert_int_equal(PARSE(&a, "perf", "top"), 0);
 	assert_int_equal(PARSE(&a, "perf", "record", "-g", "--", "./a"), 0);
 	assert_int_equal(PARSE(&a, "perf"), 0);
@@ -82,7 +83,7 @@ static void test_not_lazy(void **state)
 
 static void test_demangle_flags(void **state)
 {
-	struct activation a;
+	struct sl_invocation a;
 
 	(void)state;
 	PARSE(&a, "perf", "script");
@@ -103,9 +104,9 @@ static void test_version(void **state)
 	static const char img62[] = "xx\0" "6.10.3\0" "16.1.2\0" "6.1.\0" "6.1.4x";
 
 	(void)state;
-	assert_int_equal(perf_image_is_61(img61, sizeof(img61)), 1);
-	assert_int_equal(perf_image_is_61(img62, sizeof(img62)), 0);
-	assert_int_equal(perf_image_is_61("", 0), 0);
+	assert_int_equal(perf61_image_matches(img61, sizeof(img61)), 1);
+	assert_int_equal(perf61_image_matches(img62, sizeof(img62)), 0);
+	assert_int_equal(perf61_image_matches("", 0), 0);
 }
 
 int main(void)

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * index_format.h - the on-disk layout of one index file (the cache entry
+ * core/cache.c maps and core/symindex.c writes; fuzz/fuzz_cache.c uses the
+ * same header). Host byte order; a file is only ever read on the host that
+ * wrote it (the key includes the layout and the file identity).
+ *
+ *   struct symidx_hdr                     (hdr_size bytes)
+ *   struct symidx_entry entries[nentries] (symindex.h)
+ *   struct symidx_group groups[ngroups]   (symindex.h)
+ *
+ * checksum = symindex_checksum() of everything after the header.
+ */
+#ifndef SYMLAZY_INDEX_FORMAT_H
+#define SYMLAZY_INDEX_FORMAT_H
+
+#include <stdint.h>
+
+#define SYMIDX_MAGIC   "SYMLZIX\0"
+#define SYMIDX_VERSION 3u           /* 3: key from core/cache.c sl_cache_key */
+
+struct symidx_hdr {
+	char magic[8];
+	uint32_t version, hdr_size;
+	uint64_t key;               /* sl_cache_key(): build-id, file identity, layout, sizes */
+	uint64_t checksum;          /* of everything after the header */
+	uint32_t nentries, ngroups, nsymtab, ndynsym;
+	uint32_t unmodelable, pad;
+	char why[96];
+	unsigned char build_id[20];
+	uint32_t build_id_len;
+};
+
+#endif

@@ -1,0 +1,655 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * session.c - the decisions of session.h, ported from the shim so that unit
+ * tests and the `symlazy` command reach them. Order of a run:
+ * sl_session_config (constructor) -> sl_session_setup (first libelf call) ->
+ * per Elf sl_dso_init, per table sl_table_init, per gelf_getsym
+ * sl_table_filter (which makes the DSO's plan at the start of its first
+ * scan) -> sl_session_report (exit).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include "cache.h"
+#include "model.h"
+#include "session.h"
+#include "tool.h"
+#include "util.h"
+
+/* ---- process ------------------------------------------------------------ */
+
+static void why_to_totals(struct sl_session *s, const struct sl_why *w)
+{
+	s->lazy_why = *w;
+	sl_why_format(w, s->totals.lazy_reason, sizeof(s->totals.lazy_reason));
+	s->totals.lazy_reason_code = w->code == SL_R_NONE ? NULL : sl_reason_name(w->code);
+}
+
+static void set_lazy_why(struct sl_session *s, enum sl_reason code, const char *detail)
+{
+	struct sl_why w;
+
+	if (detail)
+		sl_why_set(&w, code, "%s", detail);
+	else
+		sl_why_set(&w, code, NULL);
+	why_to_totals(s, &w);
+}
+
+int sl_session_config(struct sl_session *s, const char *(*get)(const char *name))
+{
+	ssize_t n;
+
+	memset(s, 0, sizeof(*s));
+	s->cache_dirfd = -1;
+	s->dem_mode = SYMIDX_DEM_NOOPTS;
+	s->model = &sl_model_perf61;
+	s->stats_tail = &s->stats_head;
+	pthread_mutex_init(&s->stats_lock, NULL);
+	config_load(&s->cfg, get);
+	if (s->cfg.disabled)
+		return 0;
+	/* perf enters a container's mount namespace around symbol loads; the
+	 * cache dir must be the one of the namespace we started in. */
+	n = readlink("/proc/self/ns/mnt", s->start_mntns, sizeof(s->start_mntns) - 1);
+	s->start_mntns[n > 0 ? n : 0] = '\0';
+	return 1;
+}
+
+/* Work out whether lazy mode applies and which perf.data to read.
+ * Returns 1 with @input set, or 0 with @why set. */
+static int lazy_target(struct sl_session *s, char *input, size_t n, struct sl_why *why)
+{
+	struct sl_invocation inv;
+	struct stat st;
+	char **argv = NULL;
+	int argc = 0, r;
+
+	r = sl_cmdline_read("/proc/self/cmdline", &argc, &argv);
+	if (r < 0) {
+		sl_why_set(why, r == -ENODATA ? SL_R_EMPTY_CMDLINE : SL_R_NO_CMDLINE, NULL);
+		return 0;
+	}
+	if (!s->model->parse_argv(argc, argv, &inv) || !s->model->text_output(&inv, isatty(1))) {
+		*why = inv.why;
+		sl_cmdline_free(argv);
+		return 0;
+	}
+	s->dem_mode = inv.demangle;
+	r = 0;
+	if (inv.default_input && fstat(0, &st) == 0 && S_ISFIFO(st.st_mode))
+		sl_why_set(why, SL_R_PIPE_INPUT, NULL);
+	else if (stat(inv.input, &st) < 0 || !S_ISREG(st.st_mode))
+		sl_why_set(why, SL_R_NOT_REGULAR, "%s", inv.input);
+	else if ((size_t)snprintf(input, n, "%s", inv.input) >= n)
+		sl_why_set(why, SL_R_NOT_REGULAR, "%s", inv.input);
+	else
+		r = 1;
+	sl_cmdline_free(argv);
+	return r;
+}
+
+static void open_cache_dir(struct sl_session *s)
+{
+	struct sl_why why;
+	char now[64];
+	ssize_t n;
+	int fd;
+
+	if (!s->cfg.cache_dir[0])
+		return;
+	n = readlink("/proc/self/ns/mnt", now, sizeof(now) - 1);
+	now[n > 0 ? n : 0] = '\0';
+	if (strcmp(now, s->start_mntns)) {
+		if (s->cfg.verbose)
+			sl_warnx("symlazy: started in another mount namespace; keeping the index in memory");
+		return;
+	}
+	fd = sl_cache_dir_open(s->cfg.cache_dir, &why);
+	if (fd >= 0) {
+		s->cache_dirfd = fd;
+		return;
+	}
+	if (why.code == SL_R_CACHE_NOT_PRIVATE)
+		sl_warnx("symlazy: cache dir %s is not private to this user; keeping the index in memory",
+			 s->cfg.cache_dir);
+	else if (s->cfg.verbose)
+		sl_warnx("symlazy: cache dir %s unusable (%s); keeping the index in memory",
+			 s->cfg.cache_dir, strerror(-fd));
+}
+
+/* Read SYMLAZY_ADDRS into the address sets. 1 on success. */
+static int use_addrs_file(struct sl_session *s)
+{
+	char err[256] = "";
+	int r = addrs_read(s->cfg.addrs_path, &s->addrs, err, sizeof(err));
+
+	if (r < 0) {
+		sl_warnx("symlazy: cannot use SYMLAZY_ADDRS=%s: %s; loading all symbols",
+			 s->cfg.addrs_path, err[0] ? err : strerror(-r));
+		set_lazy_why(s, SL_R_BAD_ADDRS, NULL);
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * Where the address sets come from: perf script/report/annotate reading a
+ * file use that perf.data (a SYMLAZY_ADDRS left in the environment never
+ * overrides it); SYMLAZY_ADDRS serves every other case, including perf with
+ * SYMLAZY_LAZY=off.
+ */
+static void setup_lazy(struct sl_session *s)
+{
+	char input[PATH_MAX], err[256] = "";
+	struct sl_why why;
+	int r;
+
+	s->totals.lazy = "off";
+	if (s->cfg.lazy == LAZY_OFF) {
+		set_lazy_why(s, SL_R_LAZY_OFF, NULL);
+		goto addrs_file;
+	}
+	if (!s->is_perf) {
+		set_lazy_why(s, SL_R_NOT_PERF, NULL);
+		goto addrs_file;
+	}
+	if (!lazy_target(s, input, sizeof(input), &why)) {
+		why_to_totals(s, &why);
+		goto addrs_file;
+	}
+	{
+		const struct sl_model *any = NULL, *m = sl_model_for_self(SL_TOOL_PERF, &any);
+
+		if (!m && s->cfg.lazy == LAZY_AUTO) {
+			sl_warnx("symlazy: this perf is not 6.1, whose symbol loading lazy mode mirrors; "
+				 "loading all symbols (SYMLAZY_LAZY=on overrides)");
+			set_lazy_why(s, SL_R_PERF_VERSION, NULL);
+			return;
+		}
+		s->model = m ? m : any;
+	}
+	r = perfdata_read(input, s->ops, &s->addrs, err, sizeof(err));
+	if (r < 0) {
+		if (!(r == -ENOTSUP && (s->addrs.flags & PD_F_PIPE)))   /* a saved pipe stream is not an error */
+			sl_warnx("symlazy: cannot pre-read %s (%s); loading all symbols", input,
+				 err[0] ? err : strerror(-r));
+		set_lazy_why(s, SL_R_PERFDATA_BAD, err[0] ? err : strerror(-r));
+		return;
+	}
+	if (s->addrs.flags & (PD_F_DWARF_UNWIND | PD_F_LBR_CALLSTACK)) {
+		set_lazy_why(s, (s->addrs.flags & PD_F_DWARF_UNWIND) ? SL_R_DWARF_UNWIND : SL_R_LBR_CALLSTACK, NULL);
+		perfdata_free(&s->addrs);
+		return;
+	}
+	goto on;
+addrs_file:
+	if (!s->cfg.addrs_path[0] || !use_addrs_file(s))
+		return;
+	set_lazy_why(s, SL_R_NONE, NULL);
+on:
+	s->lazy_on = 1;
+	s->totals.lazy = "on";
+	s->totals.addr_dsos = s->addrs.nr_dsos;
+	for (size_t i = 0; i < s->addrs.nr_dsos; i++)
+		s->totals.addrs += s->addrs.dsos[i].nr_addrs;
+	open_cache_dir(s);
+}
+
+void sl_session_setup(struct sl_session *s, const struct elf_ops *ops)
+{
+	s->ops = ops;
+	if (s->cfg.error[0])
+		sl_warnx("%s", s->cfg.error);
+	budget_init(&s->budget, s->cfg.max_bytes);
+	s->totals.budget_bytes = s->cfg.max_bytes;
+	s->is_perf = sl_tool_self() == SL_TOOL_PERF;
+	setup_lazy(s);
+}
+
+Elf_Cmd sl_session_begin_cmd(const struct sl_session *s, int fd, Elf_Cmd cmd, Elf *ref, int *upgraded)
+{
+	struct stat st;
+	char link[64], path[32];
+	ssize_t n;
+
+	*upgraded = 0;
+	if (cmd != ELF_C_READ || ref || !s->cfg.mmap || fd < 0)
+		return cmd;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 64)
+		return cmd;
+	if (major(st.st_dev) == 0 && st.st_size > (1LL << 40))
+		return cmd;         /* /proc/kcore and friends */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n > 0) {
+		link[n] = '\0';
+		if (!strncmp(link, "/proc/", 6))
+			return cmd;
+	}
+	*upgraded = 1;
+	return ELF_C_READ_MMAP_PRIVATE;
+}
+
+static void stats_append(struct sl_session *s, struct scan_stats *st)
+{
+	if (!st)
+		return;
+	pthread_mutex_lock(&s->stats_lock);
+	*s->stats_tail = st;
+	s->stats_tail = &st->next;
+	pthread_mutex_unlock(&s->stats_lock);
+}
+
+void sl_session_report(struct sl_session *s)
+{
+	FILE *f;
+
+	s->totals.charged_bytes = atomic_load(&s->budget.used);
+	s->totals.refused_bytes = atomic_load(&s->budget.refused);
+	pthread_mutex_lock(&s->stats_lock);
+	if (s->cfg.stats == STATS_FILE) {
+		f = fopen(s->cfg.stats_path, "we");
+		if (!f) {
+			sl_warnx("symlazy: cannot write stats to %s: %s", s->cfg.stats_path, strerror(errno));
+		} else {
+			int r = stats_write_json(f, &s->totals, s->stats_head);
+
+			if (fclose(f) != 0 || r < 0)
+				sl_warnx("symlazy: cannot write stats to %s: %s", s->cfg.stats_path,
+					 strerror(errno ? errno : EIO));
+		}
+	} else if (s->cfg.stats == STATS_STDERR) {
+		fflush(stderr);
+		fputs("symlazy stats: ", stderr);
+		stats_write_json(stderr, &s->totals, s->stats_head);
+		fflush(stderr);
+	}
+	pthread_mutex_unlock(&s->stats_lock);
+}
+
+/* ---- DSO ---------------------------------------------------------------- */
+
+void sl_dso_init(struct sl_dso *d, Elf *elf, int fd, int mmapped)
+{
+	char path[32];
+	ssize_t n;
+
+	memset(d, 0, sizeof(*d));
+	d->elf = elf;
+	d->mmapped = mmapped;
+	d->tid = gettid();
+	if (fd >= 0) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n = readlink(path, d->path, sizeof(d->path) - 1);
+		if (n > 0)
+			d->path[n] = '\0';
+		d->have_st = fstat(fd, &d->st) == 0;
+	}
+}
+
+void sl_dso_free(struct sl_dso *d)
+{
+	free(d->keep[0]);
+	free(d->keep[1]);
+	d->keep[0] = d->keep[1] = NULL;
+}
+
+int sl_dso_build_id(const struct sl_session *s, struct sl_dso *d)
+{
+	if (d->bid_state == 0) {
+		int r = elf_read_build_id(s->ops, d->elf, d->bid, sizeof(d->bid));
+
+		d->bid_state = r > 0 ? 1 : -1;
+		d->bid_len = r > 0 ? r : 0;
+	}
+	return d->bid_state > 0;
+}
+
+/* Size of the file behind a DSO, 0 if unknown. */
+static uint64_t dso_size(const struct sl_dso *d)
+{
+	return d->have_st && d->st.st_size > 0 ? (uint64_t)d->st.st_size : 0;
+}
+
+static int runtime_layout(struct sl_session *s, struct sl_dso *self, const struct pd_dso *dso,
+			  sl_sibling_fn sib, void *ctx, struct symidx_layout *lay)
+{
+	const struct elf_ops *ops = s->ops;
+	unsigned char bid[20];
+	struct stat st;
+	Elf *elf;
+	int fd, found = 0, r;
+
+	if (sl_elf_runtime_layout(ops, self->elf, dso_size(self), lay))
+		return 1;
+	/* perf's runtime_ss is alive beside the debug file: same build-id */
+	if (sib && sib(ctx, self, lay))
+		return 1;
+	if (!dso || !dso->path)
+		return 0;
+	fd = open(dso->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	elf = ops->elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf) {
+		r = elf_read_build_id(ops, elf, bid, sizeof(bid));
+		if (r == self->bid_len && !memcmp(bid, self->bid, (size_t)r))
+			found = sl_elf_runtime_layout(ops, elf, fstat(fd, &st) == 0 && st.st_size > 0 ?
+						      (uint64_t)st.st_size : 0, lay);
+		ops->elf_end(elf);
+	}
+	close(fd);
+	return found;
+}
+
+void sl_dso_plan(struct sl_session *s, struct sl_dso *d, sl_sibling_fn sib, void *ctx)
+{
+	const struct pd_dso *dso;
+	struct symidx_layout lay;
+	struct symidx_src src;
+	struct symidx idx;
+	struct sl_file_id id = { 0 };
+	char why[SL_WHY_DETAIL];
+	int r;
+
+	d->plan_state = 1;
+	d->plan_mode = SL_EAGER;
+	if (!sl_dso_build_id(s, d)) {
+		sl_why_set(&d->why, SL_R_NO_BUILD_ID, NULL);
+		return;
+	}
+	dso = perfdata_find_build_id(&s->addrs, d->bid, (size_t)d->bid_len);
+	if (!dso) {
+		sl_why_set(&d->why, SL_R_NO_SAMPLES, NULL);
+		return;
+	}
+	if (!runtime_layout(s, d, dso, sib, ctx, &lay)) {
+		sl_why_set(&d->why, SL_R_NO_RUNTIME_ELF, NULL);
+		return;
+	}
+	if (d->have_st)
+		sl_file_id_from_stat(&id, &d->st);
+	symindex_src_init(&src, s->ops, d->elf, &lay, d->bid, (size_t)d->bid_len, &id,
+			  s->cache_dirfd, s->dem_mode);
+	src.model = s->model;
+	r = symindex_open(&src, &idx);
+	if (r < 0) {
+		sl_why_set(&d->why, SL_R_INDEX_FAILED, "%s", strerror(-r));
+		return;
+	}
+	d->keep[0] = calloc(src.nsymtab / 8 + 1, 1);
+	d->keep[1] = calloc(src.ndynsym / 8 + 1, 1);
+	d->nkeep[0] = src.nsymtab;
+	d->nkeep[1] = src.ndynsym;
+	if (!d->keep[0] || !d->keep[1]) {
+		sl_why_set(&d->why, SL_R_NOMEM, NULL);
+		goto out;
+	}
+	why[0] = '\0';
+	r = symindex_plan(&idx, &lay, &src, dso->addrs, dso->nr_addrs, d->keep[0], d->keep[1],
+			  &d->kept_groups, why, sizeof(why));
+	if (r == 0)
+		d->plan_mode = SL_LAZY;
+	else if (r < 0)
+		sl_why_set(&d->why, SL_R_PLAN_FAILED, "%s", strerror(-r));
+	else
+		sl_why_set(&d->why, SL_R_UNMODELABLE, "%s", why);
+out:
+	symindex_close(&idx);
+	if (d->plan_mode != SL_LAZY)
+		sl_dso_free(d);
+}
+
+/* ---- table -------------------------------------------------------------- */
+
+int sl_table_init(struct sl_table *t, Elf_Data *data, const GElf_Shdr *sh)
+{
+	memset(t, 0, sizeof(*t));
+	if (sh->sh_type != SHT_SYMTAB && sh->sh_type != SHT_DYNSYM)
+		return -EINVAL;
+	if (!sh->sh_entsize || sh->sh_size / sh->sh_entsize > 0x7fffffff)
+		return -EINVAL;
+	t->data = data;
+	t->table = sh->sh_type == SHT_DYNSYM;
+	t->nsyms = (uint32_t)(sh->sh_size / sh->sh_entsize);
+	t->link = sh->sh_link;
+	return 0;
+}
+
+void sl_table_forget(struct sl_session *s, struct sl_table *t)
+{
+	stats_append(s, t->st);
+	t->st = NULL;
+	free(t->bp.over);
+	t->bp.over = NULL;
+}
+
+static size_t name_len(const struct sl_table *t, const GElf_Sym *sym)
+{
+	const char *p;
+
+	if (!t->strtab || !t->strtab->d_buf || sym->st_name >= t->strtab->d_size)
+		return 0;
+	p = (const char *)t->strtab->d_buf + sym->st_name;
+	return strnlen(p, t->strtab->d_size - sym->st_name);
+}
+
+static void budget_warn(struct sl_session *s, const struct sl_table *t)
+{
+	if (atomic_exchange(&s->budget_warned, 1))
+		return;
+	sl_warnx("symlazy: symbol budget of %llu bytes (SYMLAZY_MAX_BYTES) exhausted while loading %s; "
+		 "its remaining symbols and those of later DSOs show as [unknown]; raise SYMLAZY_MAX_BYTES to keep more",
+		 (unsigned long long)s->cfg.max_bytes, t->st && t->st->path[0] ? t->st->path : "a DSO");
+}
+
+struct bp_ctx {
+	struct sl_session *s;
+	struct sl_table *t;
+};
+
+static int bp_get(void *ctx, uint32_t idx, struct bp_sym *out)
+{
+	const struct bp_ctx *c = ctx;
+	GElf_Sym sym;
+
+	if (!c->s->ops->gelf_getsym(c->t->data, (int)idx, &sym))
+		return -1;
+	out->value = sym.st_value;
+	out->size = sym.st_size;
+	out->candidate = sl_model_keeps(c->s->model, &sym);
+	out->cost = out->candidate ? c->s->model->sym_cost(name_len(c->t, &sym)) : 0;
+	return 0;
+}
+
+/* SL_BUDGET: charge the whole table now, find the cut (budgetplan.h). */
+static void plan_budget(struct sl_session *s, struct sl_table *t)
+{
+	struct bp_ctx c = { s, t };
+
+	free(t->bp.over);
+	budget_plan_table(&s->budget, t->nsyms, bp_get, &c, &t->bp);
+	t->bp_cursor = 0;
+	if (t->st) {
+		t->st->passed += t->bp.passed;
+		t->st->dropped += t->bp.dropped;
+		t->st->bytes += t->bp.charged;
+	}
+	if (t->bp.cut < t->nsyms && t->bp.dropped)
+		budget_warn(s, t);
+}
+
+static void set_stats_why(struct scan_stats *st, const struct sl_why *w)
+{
+	sl_why_format(w, st->reason, sizeof(st->reason));
+	st->reason_code = w->code == SL_R_NONE ? NULL : sl_reason_name(w->code);
+}
+
+/* Start of a scan (idx 1 reached): pick the mode for it. */
+static void begin_scan(struct sl_session *s, struct sl_table *t, struct sl_dso *d, int site_in_tool,
+		       sl_sibling_fn sib, void *ctx)
+{
+	const struct elf_ops *ops = s->ops;
+	struct scan_stats *st = calloc(1, sizeof(*st));
+	int filterable = !s->is_perf || site_in_tool;
+	struct sl_why w;
+
+	t->mode = SL_EAGER;
+	t->st = st;
+	if (st) {
+		st->table = t->table ? "dynsym" : "symtab";
+		st->mode = "eager";
+		if (d) {
+			snprintf(st->path, sizeof(st->path), "%s", d->path);
+			st->mmap = d->mmapped;
+		}
+	}
+	if (!d)
+		return;
+	if (!filterable || sl_elf_is_kernel(ops, d->elf)) {
+		t->mode = SL_PASS;
+		if (st) {
+			st->mode = "passthrough";
+			sl_why_set(&w, filterable ? SL_R_KERNEL : SL_R_FOREIGN_SCAN, NULL);
+			set_stats_why(st, &w);
+		}
+		return;
+	}
+	if (sl_dso_build_id(s, d) && st)
+		build_id_hex(d->bid, (size_t)d->bid_len, st->build_id);
+	{
+		/* the string table, to charge names: the same Elf_Data libelf gives
+		 * the tool (libelf caches it per section), bounds-checked so no
+		 * libelf call fails and changes elf_errno() */
+		size_t shnum = 0;
+		Elf_Scn *scn;
+
+		if (ops->elf_getshdrnum(t->elf, &shnum) == 0 && t->link && t->link < shnum &&
+		    (scn = ops->elf_getscn(t->elf, t->link)) != NULL)
+			t->strtab = ops->elf_getdata(scn, NULL);
+	}
+	if (s->cfg.hide_all) {
+		t->mode = SL_HIDE;
+		if (st)
+			st->mode = "hidden";
+		return;
+	}
+	if (s->lazy_on) {
+		if (!d->plan_state)
+			sl_dso_plan(s, d, sib, ctx);
+		if (d->plan_mode == SL_LAZY) {
+			t->mode = SL_LAZY;
+			if (st)
+				st->mode = "lazy";
+		} else if (st) {
+			set_stats_why(st, &d->why);
+		}
+	} else if (st) {
+		set_stats_why(st, &s->lazy_why);
+	}
+	if (t->mode == SL_EAGER && s->cfg.max_bytes) {
+		t->mode = SL_BUDGET;
+		if (st)
+			st->mode = "budget";
+	}
+	if (t->mode == SL_BUDGET)
+		plan_budget(s, t);
+}
+
+static void end_scan(struct sl_session *s, struct sl_table *t)
+{
+	stats_append(s, t->st);
+	t->st = NULL;
+}
+
+static void null_sym(GElf_Sym *dst, Elf32_Word *xshndx)
+{
+	memset(dst, 0, sizeof(*dst));
+	if (xshndx)
+		*xshndx = 0;
+}
+
+void sl_table_filter(struct sl_session *s, struct sl_table *t, struct sl_dso *d, int ndx,
+		     GElf_Sym *dst, Elf32_Word *xshndx, uintptr_t site, int site_in_tool,
+		     sl_sibling_fn sib, void *ctx)
+{
+	const struct sl_model *m = s->model;
+	enum scan_verdict v;
+
+	if (ndx < 0)
+		return;
+	v = scan_step(&t->scan, (uint64_t)ndx, t->nsyms, site, s->is_perf);
+	if (v == SCAN_START) {
+		if (t->st)
+			end_scan(s, t);
+		return;
+	}
+	if (v != SCAN_NEXT)
+		return;
+	if (ndx == 1)
+		begin_scan(s, t, d, site_in_tool, sib, ctx);
+	if (t->st)
+		t->st->scanned++;
+	switch (t->mode) {
+	case SL_PASS:
+		break;
+	case SL_HIDE:
+		if (sl_model_keeps(m, dst) && t->st)
+			t->st->dropped++;
+		null_sym(dst, xshndx);
+		break;
+	case SL_BUDGET:
+		if ((uint32_t)ndx >= t->bp.cut) {
+			if (sl_model_keeps(m, dst))
+				null_sym(dst, xshndx);
+			break;
+		}
+		while (t->bp_cursor < t->bp.nover && t->bp.over[t->bp_cursor].idx < (uint32_t)ndx)
+			t->bp_cursor++;
+		if (t->bp_cursor < t->bp.nover && t->bp.over[t->bp_cursor].idx == (uint32_t)ndx)
+			dst->st_size = t->bp.over[t->bp_cursor].size;
+		break;
+	case SL_LAZY: {
+		int keep = d && d->keep[t->table] && (uint32_t)ndx < d->nkeep[t->table] &&
+			   BIT_TEST(d->keep[t->table], (uint32_t)ndx);
+
+		if (!keep) {
+			if (sl_model_keeps(m, dst) && t->st)
+				t->st->dropped++;
+			null_sym(dst, xshndx);
+			break;
+		}
+	}
+		/* kept symbols are charged like eager ones */
+		__attribute__((fallthrough));
+	case SL_EAGER:
+		/* no budget and nobody reading the counters: nothing to do */
+		if ((!s->cfg.max_bytes && s->cfg.stats == STATS_OFF) || !sl_model_keeps(m, dst))
+			break;
+		{
+			uint64_t cost = m->sym_cost(name_len(t, dst));
+
+			if (budget_try_charge(&s->budget, cost)) {
+				if (t->st) {
+					t->st->passed++;
+					t->st->bytes += cost;
+				}
+			} else {
+				budget_warn(s, t);
+				if (t->st)
+					t->st->dropped++;
+				null_sym(dst, xshndx);
+			}
+		}
+		break;
+	}
+	if ((uint64_t)ndx + 1 >= t->nsyms)
+		end_scan(s, t);
+}

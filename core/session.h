@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * session.h - every decision symlazy makes for one tool process, with the
+ * state those decisions need in one struct (no globals: the shim owns one
+ * struct sl_session; tests and the `symlazy` command can make their own).
+ *
+ *   process  sl_session_config / sl_session_setup: tool and model, budget,
+ *            where lookup addresses come from (perf.data or SYMLAZY_ADDRS),
+ *            lazy on/off with its reason, the cache directory, stats.
+ *   DSO      struct sl_dso: one opened ELF file (identity, build-id) and its
+ *            lazy plan (which symbols of each table the tool may see),
+ *            sl_dso_plan().
+ *   table    struct sl_table: one symbol table's scan: mode (eager, budget,
+ *            lazy, hidden, passthrough), per-symbol decision sl_table_filter().
+ *
+ * Thread rules: sl_session_setup runs once before any other call. A DSO's
+ * plan is made by the thread that scans it (libelf is not thread-safe per
+ * Elf; perf loads one DSO in one thread). Budget and stats are thread-safe.
+ */
+#ifndef SYMLAZY_SESSION_H
+#define SYMLAZY_SESSION_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include "budget.h"
+#include "budgetplan.h"
+#include "config.h"
+#include "elfops.h"
+#include "elfx.h"
+#include "perfdata.h"
+#include "reason.h"
+#include "scan.h"
+#include "stats.h"
+#include "symindex.h"
+
+struct sl_model;
+
+enum sl_mode { SL_EAGER = 0, SL_BUDGET, SL_LAZY, SL_HIDE, SL_PASS };
+
+struct sl_session {
+	struct symlazy_config cfg;
+	const struct elf_ops *ops;
+	const struct sl_model *model;    /* rules of the running tool (perf 6.1 if unknown) */
+	int is_perf;                     /* the process is perf (exact name, tool.h) */
+	int dem_mode;                    /* how the tool demangles: SYMIDX_DEM_* */
+	struct budget budget;
+	atomic_int budget_warned;
+	struct pd_result addrs;          /* lookup addresses per DSO */
+	int lazy_on;
+	struct sl_why lazy_why;          /* why lazy mode is off (process-wide) */
+	int cache_dirfd;                 /* -1: indexes live in memfds */
+	char start_mntns[64];            /* mount namespace at start-up */
+	pthread_mutex_t stats_lock;
+	struct scan_stats *stats_head, **stats_tail;
+	struct stats_totals totals;
+};
+
+/*
+ * sl_session_config - constructor-time part: parse SYMLAZY_* through @get
+ * (getenv in the shim), remember the mount namespace. Opens no file and
+ * calls no libelf. Returns 1 if symlazy should act in this process, 0 if it
+ * must stay inert (SYMLAZY_DISABLE=1; the caller checks AT_SECURE first).
+ */
+int sl_session_config(struct sl_session *s, const char *(*get)(const char *name));
+
+/*
+ * sl_session_setup - first-libelf-call part: budget, tool and model, lazy
+ * decision (reads /proc/self/cmdline and perf.data, or SYMLAZY_ADDRS),
+ * cache directory. Prints at most one line per problem on stderr. @ops: the
+ * real libelf. Never fails: problems turn lazy mode off with a reason.
+ */
+void sl_session_setup(struct sl_session *s, const struct elf_ops *ops);
+
+/*
+ * sl_session_begin_cmd - the mmap policy: the command elf_begin() should
+ * really get for (@fd, @cmd, @ref). ELF_C_READ on a regular file of 64+
+ * bytes, not under /proc and not a huge device-less file (/proc/kcore),
+ * becomes ELF_C_READ_MMAP_PRIVATE (*@upgraded = 1); everything else is
+ * passed on unchanged.
+ */
+Elf_Cmd sl_session_begin_cmd(const struct sl_session *s, int fd, Elf_Cmd cmd, Elf *ref, int *upgraded);
+
+/* sl_session_report - write the stats (SYMLAZY_STATS) now; call at exit. */
+void sl_session_report(struct sl_session *s);
+
+/* ---- DSO: one opened ELF file ------------------------------------------ */
+
+struct sl_dso {
+	Elf *elf;
+	int mmapped;
+	pid_t tid;                   /* thread that opened it */
+	char path[PATH_MAX];         /* /proc/self/fd link of its fd, "" if none */
+	struct stat st;
+	int have_st;
+	int bid_state;               /* 0 unknown, 1 have, -1 none */
+	unsigned char bid[20];
+	int bid_len;
+	/* lazy plan, shared by the .symtab and .dynsym scans of this Elf */
+	int plan_state;              /* 0 not made, 1 made */
+	enum sl_mode plan_mode;
+	uint8_t *keep[2];
+	uint32_t nkeep[2];
+	uint32_t kept_groups;
+	struct sl_why why;
+};
+
+/* sl_dso_init - facts of a newly opened Elf (@fd may be -1). */
+void sl_dso_init(struct sl_dso *d, Elf *elf, int fd, int mmapped);
+
+/* sl_dso_free - free the plan (not @d itself). */
+void sl_dso_free(struct sl_dso *d);
+
+/* sl_dso_build_id - read the build-id once; 1 if the file has one. */
+int sl_dso_build_id(const struct sl_session *s, struct sl_dso *d);
+
+/* A callback that finds the runtime layout among the other live DSOs of the
+ * same thread with the same build-id (perf's runtime_ss beside a debug
+ * file); 1 with *@lay set, else 0. */
+typedef int (*sl_sibling_fn)(void *ctx, struct sl_dso *self, struct symidx_layout *lay);
+
+/*
+ * sl_dso_plan - make the lazy plan of @d (once): match it to a perf.data
+ * DSO, find its runtime layout (its own, a sibling's via @sib, or the file
+ * at the recorded path with the same build-id), open or build the index and
+ * compute the keep-sets. Sets d->plan_mode to SL_LAZY, or SL_EAGER with
+ * d->why.
+ */
+void sl_dso_plan(struct sl_session *s, struct sl_dso *d, sl_sibling_fn sib, void *ctx);
+
+/* ---- table: one symbol table's scans ----------------------------------- */
+
+struct sl_table {
+	Elf_Data *data;
+	Elf *elf;
+	int table;                   /* 0 .symtab, 1 .dynsym */
+	uint32_t nsyms;
+	uint32_t link;               /* sh_link: the string table's section index */
+	Elf_Data *strtab;
+	struct scan_state scan;
+	enum sl_mode mode;           /* of the current scan */
+	struct scan_stats *st;       /* of the current scan */
+	struct budget_plan bp;       /* SL_BUDGET: cut and zero-size overrides */
+	uint32_t bp_cursor;
+};
+
+/* sl_table_init - from the section header of a symbol table; 0, or -EINVAL
+ * for something that is not a table symlazy tracks (not SYMTAB/DYNSYM,
+ * entsize 0, more than 2^31 entries). */
+int sl_table_init(struct sl_table *t, Elf_Data *data, const GElf_Shdr *sh);
+
+/* sl_table_forget - flush the current scan's stats and free the plan. */
+void sl_table_forget(struct sl_session *s, struct sl_table *t);
+
+/*
+ * sl_table_filter - decide what the tool sees for gelf_getsym(t->data,
+ * @ndx) = *@dst (and *@xshndx, may be NULL), called after the real call
+ * succeeded. @site: the caller's return address; @site_in_tool: whether it
+ * lies in the tool's own executable; @d: the table's DSO (NULL if unknown),
+ * @sib/@ctx: as for sl_dso_plan. May overwrite *@dst with the null symbol.
+ */
+void sl_table_filter(struct sl_session *s, struct sl_table *t, struct sl_dso *d, int ndx,
+		     GElf_Sym *dst, Elf32_Word *xshndx, uintptr_t site, int site_in_tool,
+		     sl_sibling_fn sib, void *ctx);
+
+#endif

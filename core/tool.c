@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "model.h"
+#include "tool.h"
+
+enum sl_tool sl_tool_from_exe(const char *path)
+{
+	const char *base, *v;
+
+	if (!path || !path[0])
+		return SL_TOOL_OTHER;
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (strncmp(base, "perf", 4))
+		return SL_TOOL_OTHER;
+	v = base + 4;
+	if (!*v)
+		return SL_TOOL_PERF;
+	if ((*v != '_' && *v != '-') || !(v[1] >= '0' && v[1] <= '9'))
+		return SL_TOOL_OTHER;
+	return strspn(v + 1, "0123456789.") == strlen(v + 1) ? SL_TOOL_PERF : SL_TOOL_OTHER;
+}
+
+enum sl_tool sl_tool_self(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		return SL_TOOL_OTHER;
+	exe[n] = '\0';
+	return sl_tool_from_exe(exe);
+}
+
+/* Models per tool, newest first; the first is the default for LAZY=on. */
+static const struct sl_model *const perf_models[] = { &sl_model_perf61 };
+
+const struct sl_model *sl_model_for_image(enum sl_tool tool, const char *img, size_t len)
+{
+	size_t i;
+
+	if (tool != SL_TOOL_PERF)
+		return NULL;
+	for (i = 0; i < sizeof(perf_models) / sizeof(perf_models[0]); i++)
+		if (perf_models[i]->image_matches(img, len))
+			return perf_models[i];
+	return NULL;
+}
+
+const struct sl_model *sl_model_for_self(enum sl_tool tool, const struct sl_model **any_model)
+{
+	const struct sl_model *m = NULL;
+	struct stat st;
+	void *img;
+	int fd;
+
+	if (any_model)
+		*any_model = tool == SL_TOOL_PERF ? perf_models[0] : NULL;
+	if (tool != SL_TOOL_PERF)
+		return NULL;
+	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || st.st_size < 16) {
+		close(fd);
+		return NULL;
+	}
+	img = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (img == MAP_FAILED)
+		return NULL;
+	m = sl_model_for_image(tool, img, (size_t)st.st_size);
+	munmap(img, (size_t)st.st_size);
+	return m;
+}
+
+int sl_cmdline_read(const char *path, int *argcp, char ***argvp)
+{
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap + 1), **argv;
+	int fd, argc = 0, i;
+	ssize_t r;
+
+	if (!buf)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		free(buf);
+		return (int)r;
+	}
+	for (;;) {
+		if (len == cap) {
+			char *nb = realloc(buf, cap * 2 + 1);
+
+			if (!nb) {
+				close(fd);
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + len, cap - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	if (r < 0 || len == 0) {
+		free(buf);
+		return r < 0 ? -EIO : -ENODATA;
+	}
+	buf[len] = '\0';
+	for (size_t k = 0; k < len; k += strlen(buf + k) + 1)
+		argc++;
+	argv = malloc(((size_t)argc + 2) * sizeof(*argv));
+	if (!argv) {
+		free(buf);
+		return -ENOMEM;
+	}
+	argv[0] = buf;              /* owner of the strings, freed last */
+	for (i = 0, len = 0; i < argc; i++) {
+		argv[i + 1] = buf + len;
+		len += strlen(buf + len) + 1;
+	}
+	argv[argc + 1] = NULL;
+	*argcp = argc;
+	*argvp = argv + 1;
+	return 0;
+}
+
+void sl_cmdline_free(char **argv)
+{
+	if (!argv)
+		return;
+	free(argv[-1]);
+	free(argv - 1);
+}
+
+int sl_preload_without_self(const char *lp, char *out, size_t n)
+{
+	const char *p = lp;
+	size_t o = 0;
+	int removed = 0;
+
+	if (n)
+		out[0] = '\0';
+	if (!lp || n < strlen(lp) + 1)
+		return 0;
+	while (*p) {
+		size_t len;
+
+		p += strspn(p, ": \t");
+		len = strcspn(p, ": \t");
+		if (!len)
+			break;
+		if (memmem(p, len, "libsymlazy", 10)) {
+			removed = 1;
+		} else {
+			if (o)
+				out[o++] = ':';
+			memcpy(out + o, p, len);
+			o += len;
+		}
+		p += len;
+	}
+	out[o] = '\0';
+	return removed;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tool.h - which tool is running, what it was asked, and its environment:
+ * the facts the core reads about the process it serves (/proc/self/exe,
+ * /proc/self/cmdline, LD_PRELOAD), as pure functions where possible so unit
+ * tests and the `symlazy` command call them with any input.
+ */
+#ifndef SYMLAZY_TOOL_H
+#define SYMLAZY_TOOL_H
+
+#include <stddef.h>
+
+struct sl_model;
+
+/* Tools symlazy knows by executable name. */
+enum sl_tool { SL_TOOL_OTHER = 0, SL_TOOL_PERF };
+
+/*
+ * sl_tool_from_exe - the tool an executable path names, by its basename
+ * exactly: "perf", or a versioned perf as distributions install it
+ * ("perf_6.1" on Debian, where /usr/bin/perf is a wrapper script that execs
+ * /usr/bin/perf_<version>; "perf-6.1"): "perf" followed by nothing or by
+ * '_'/'-' and a version made of digits and dots. "perfetto", "perf.sh",
+ * "perf-tool" are not perf. NULL or "" -> SL_TOOL_OTHER.
+ */
+enum sl_tool sl_tool_from_exe(const char *path);
+
+/* sl_tool_self - sl_tool_from_exe(readlink("/proc/self/exe")). Opens no file. */
+enum sl_tool sl_tool_self(void);
+
+/*
+ * sl_model_for_image - the model of @tool whose version probe matches the
+ * executable image (@img, @len bytes), or NULL (unknown version).
+ * sl_model_for_self - the same for /proc/self/exe (mapped read-only, then
+ * unmapped). *@any_model (may be NULL) gets the tool's default model (to be
+ * used under SYMLAZY_LAZY=on when the version is not known).
+ */
+const struct sl_model *sl_model_for_image(enum sl_tool tool, const char *img, size_t len);
+const struct sl_model *sl_model_for_self(enum sl_tool tool, const struct sl_model **any_model);
+
+/*
+ * sl_cmdline_read - read a NUL-separated command line (/proc/PID/cmdline
+ * format) from @path, whole however long. *@argv gets a malloc'ed array of
+ * *@argc pointers (+ a NULL) into one malloc'ed buffer that *@argv[-1]...:
+ * free with sl_cmdline_free(). Returns 0, -errno (open/read), -ENODATA (empty).
+ */
+int sl_cmdline_read(const char *path, int *argc, char ***argv);
+void sl_cmdline_free(char **argv);
+
+/*
+ * sl_preload_without_self - LD_PRELOAD value @lp with every entry that names
+ * libsymlazy removed (separators ':' and blanks, as ld.so(8) takes them),
+ * written to @out (@n bytes, at least strlen(@lp)+1). Returns 1 if something
+ * was removed (then *@out == '\0' means: unset LD_PRELOAD), 0 if not.
+ */
+int sl_preload_without_self(const char *lp, char *out, size_t n);
+
+#endif

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * resolve.c - find the real functions behind our exports, table-driven.
+ *
+ * Each library has a table of the functions we need from it and is either
+ * required (without it the shim goes inert) or optional (its wrappers, when
+ * a library gets some, pass through to whatever they find, and a missing
+ * optional library never affects another). Within one library every listed
+ * function must be found, or the library counts as absent.
+ *
+ * Lookup per function: dlvsym(RTLD_NEXT, name, version) first (weak: musl
+ * has no dlvsym), then dlsym(RTLD_NEXT), then the same on
+ * dlopen(soname, RTLD_NOLOAD): Python ctypes loads libbcc (and so libelf)
+ * RTLD_LOCAL, where RTLD_NEXT finds nothing although the tool's calls still
+ * reach our wrappers. RTLD_NOLOAD never loads a library the tool did not.
+ */
+#include <dlfcn.h>
+#include <stddef.h>
+#include "shim.h"
+
+extern void *dlvsym(void *, const char *, const char *) __attribute__((weak));
+
+struct elf_ops real_ops;
+struct shim_real real_x;
+
+struct real_fn {
+	const char *name, *version;
+	void **slot;
+};
+
+struct real_lib {
+	const char *soname;
+	int required;
+	const struct real_fn *fns;
+	size_t nfns;
+};
+
+#define F(field, ver) { #field, ver, (void **)&real_ops.field }
+#define X(field, ver) { #field, ver, (void **)&real_x.field }
+static const struct real_fn libelf_fns[] = {
+	F(elf_version, "ELFUTILS_1.0"), F(elf_begin, "ELFUTILS_1.0"), F(elf_memory, "ELFUTILS_1.0"),
+	F(elf_end, "ELFUTILS_1.0"), F(elf_kind, "ELFUTILS_1.0"), F(elf_getscn, "ELFUTILS_1.0"),
+	F(elf_nextscn, "ELFUTILS_1.0"), F(elf_ndxscn, "ELFUTILS_1.0"), F(elf_getdata, "ELFUTILS_1.0"),
+	F(elf_rawdata, "ELFUTILS_1.0"), F(gelf_getshdr, "ELFUTILS_1.0"), F(gelf_getehdr, "ELFUTILS_1.0"),
+	F(elf_getphdrnum, "ELFUTILS_1.6"), F(gelf_getphdr, "ELFUTILS_1.0"),
+	F(elf_getshdrstrndx, "ELFUTILS_1.5"), F(elf_getshdrnum, "ELFUTILS_1.5"),
+	F(elf_strptr, "ELFUTILS_1.0"), F(gelf_getsym, "ELFUTILS_1.0"), F(elf_errno, "ELFUTILS_1.0"),
+	X(gelf_getsymshndx, "ELFUTILS_1.0"), X(elf_rawfile, "ELFUTILS_1.0"),
+};
+#undef F
+#undef X
+
+static const struct real_lib libs[] = {
+	[SHIM_LIB_ELF] = { "libelf.so.1", 1, libelf_fns, sizeof(libelf_fns) / sizeof(libelf_fns[0]) },
+};
+
+static int lib_ok[SHIM_LIB__COUNT];
+
+static void *find_in(void *h, const char *name, const char *ver)
+{
+	void *p = NULL;
+
+	if (dlvsym && ver)
+		p = dlvsym(h, name, ver);
+	if (!p)
+		p = dlsym(h, name);
+	return p;
+}
+
+static int resolve_lib(const struct real_lib *l)
+{
+	void *handle = NULL;
+	int tried = 0;
+	size_t i;
+
+	for (i = 0; i < l->nfns; i++) {
+		const struct real_fn *f = &l->fns[i];
+		void *p = find_in(RTLD_NEXT, f->name, f->version);
+
+		if (!p) {
+			if (!tried) {
+				handle = dlopen(l->soname, RTLD_LAZY | RTLD_NOLOAD);
+				tried = 1;
+			}
+			p = handle ? find_in(handle, f->name, f->version) : NULL;
+		}
+		*f->slot = p;
+		if (!p)
+			return 0;
+	}
+	return 1;
+}
+
+int shim_resolve(void)
+{
+	int ok = 1;
+
+	for (size_t i = 0; i < SHIM_LIB__COUNT; i++) {
+		lib_ok[i] = resolve_lib(&libs[i]);
+		if (!lib_ok[i] && libs[i].required)
+			ok = 0;
+	}
+	return ok;
+}
+
+int shim_lib_ok(enum shim_lib lib)
+{
+	return (unsigned)lib < SHIM_LIB__COUNT && lib_ok[lib];
+}
