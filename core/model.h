@@ -33,6 +33,7 @@ struct sl_invocation {
 	int demangle;               /* SYMIDX_DEM_* (symindex.h) */
 	int flags;                  /* SL_INV_* */
 	int annotate, report;       /* the subcommand */
+	const char *buildid_dir;    /* perf --buildid-dir DIR, or NULL */
 	struct sl_why why;          /* reason when lazy mode does not apply */
 };
 

@@ -14,25 +14,76 @@
 #include "model.h"
 #include "symindex.h"
 
+/*
+ * perf's global options before the subcommand (tools/perf/perf.c
+ * handle_options, v6.1): returns the index of the subcommand in @argv, or
+ * -1 when perf will not run one (--help/--version/-h/-v/-vv, or an option
+ * that prints and exits: --exec-path without '=', --html-path, --list-cmds,
+ * --list-opts, or an option missing its argument). --debug VAR[=N][,...]
+ * may set verbose (util/debug.c perf_debug_option: "verbose" alone is 1),
+ * which changes demangling like -v; --buildid-dir DIR sets the build-id
+ * cache directory (util/config.c set_buildid_dir).
+ */
+static int global_options(int argc, char *const argv[], int *verbose, const char **buildid_dir)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (a[0] != '-')
+			return i;
+		if (!strcmp(a, "--help") || !strcmp(a, "--version") || !strcmp(a, "-h") ||
+		    !strcmp(a, "-v") || !strcmp(a, "-vv"))
+			return -1;
+		if (!strncmp(a, "--exec-path", 11)) {
+			if (a[11] != '=')
+				return -1;
+		} else if (!strcmp(a, "--html-path") || !strcmp(a, "--list-cmds") ||
+			   !strcmp(a, "--list-opts")) {
+			return -1;
+		} else if (!strcmp(a, "-p") || !strcmp(a, "--paginate") || !strcmp(a, "--no-pager")) {
+			continue;
+		} else if (!strcmp(a, "--debugfs-dir") || !strcmp(a, "--buildid-dir")) {
+			if (i + 1 >= argc)
+				return -1;
+			if (a[2] == 'b')
+				*buildid_dir = argv[i + 1];
+			i++;
+		} else if (!strncmp(a, "--debugfs-dir=", 14)) {
+			continue;
+		} else if (!strcmp(a, "--debug")) {
+			const char *v;
+
+			if (i + 1 >= argc)
+				return -1;
+			i++;
+			for (v = argv[i]; v && *v; v = strchr(v, ',') ? strchr(v, ',') + 1 : NULL) {
+				if (!strncmp(v, "verbose", 7) && (v[7] == '\0' || v[7] == ',' || v[7] == '='))
+					*verbose = v[7] == '=' ? atoi(v + 8) : 1;
+			}
+		} else {
+			return -1;          /* "Unknown option": perf prints usage */
+		}
+	}
+	return -1;
+}
+
 int perf61_parse_argv(int argc, char *const argv[], struct sl_invocation *out)
 {
-	int i, sub = -1;
+	int i, sub, verbose = 0, no_demangle = 0;
+	const char *name;
 
 	memset(out, 0, sizeof(*out));
 	out->demangle = SYMIDX_DEM_NOOPTS;
-	for (i = 1; i < argc; i++) {
-		if (argv[i][0] != '-') {
-			sub = i;
-			break;
-		}
-	}
-	if (sub < 0 || (strcmp(argv[sub], "script") && strcmp(argv[sub], "report") &&
-			strcmp(argv[sub], "annotate"))) {
+	sub = global_options(argc, argv, &verbose, &out->buildid_dir);
+	name = sub < 0 ? NULL : argv[sub];
+	if (!name || (strcmp(name, "script") && strcmp(name, "report") && strcmp(name, "annotate"))) {
 		sl_why_set(&out->why, SL_R_NOT_SUBCMD, NULL);
 		return 0;
 	}
-	out->annotate = !strcmp(argv[sub], "annotate");
-	out->report = !strcmp(argv[sub], "report");
+	out->annotate = !strcmp(name, "annotate");
+	out->report = !strcmp(name, "report");
 	for (i = sub + 1; i < argc; i++) {
 		const char *a = argv[i], *eq = strchr(a, '=');
 		size_t ln = eq ? (size_t)(eq - a) : strlen(a);
@@ -58,17 +109,19 @@ int perf61_parse_argv(int argc, char *const argv[], struct sl_invocation *out)
 		} else if (!strcmp(a, "--tui") || !strcmp(a, "--gtk") || !strcmp(a, "--stdio2")) {
 			out->flags |= SL_INV_NOT_STDIO;
 		} else if (!strcmp(a, "--no-demangle")) {
-			out->demangle = SYMIDX_DEM_NONE;
+			no_demangle = 1;
 		} else if (!strcmp(a, "--demangle")) {
-			out->demangle = SYMIDX_DEM_NOOPTS;
-		} else if (!strcmp(a, "--verbose") ||
-			   (a[0] == '-' && a[1] == 'v' && strspn(a + 1, "v") == strlen(a + 1))) {
-			if (out->demangle != SYMIDX_DEM_NONE)
-				out->demangle = SYMIDX_DEM_VERBOSE;
+			no_demangle = 0;
+		} else if (!strcmp(a, "--verbose")) {
+			verbose++;
+		} else if (a[0] == '-' && a[1] == 'v' && strspn(a + 1, "v") == strlen(a + 1)) {
+			verbose += (int)strlen(a + 1);  /* OPT_INCR('v', "verbose") */
 		} else if (!strcmp(a, "--")) {
 			break;
 		}
 	}
+	/* symbol-elf.c demangle_sym: verbose > 0 -> DMGL_PARAMS | DMGL_ANSI */
+	out->demangle = no_demangle ? SYMIDX_DEM_NONE : verbose > 0 ? SYMIDX_DEM_VERBOSE : SYMIDX_DEM_NOOPTS;
 	if (!out->input) {
 		out->input = "perf.data";
 		out->default_input = 1;
@@ -100,9 +153,11 @@ int perf61_image_matches(const char *img, size_t len)
 }
 
 /* perf report and perf annotate annotate interactively (TUI) unless --stdio
- * is given or stdout is not a terminal; perf annotate needs --stdio (its
- * --stdio2 and TUI name call targets from the symbol table, annotate.c
- * call__parse). perf script has no annotation. */
+ * is given or stdout is not a terminal (ui/setup.c setup_browser: use_browser
+ * = 0 when !isatty(1), unless --gtk); builtin-annotate.c then prints with
+ * hist_entry__tty_annotate, the --stdio output. --stdio2, --tui and --gtk
+ * (their views name call targets from the whole symbol table, annotate.c
+ * call__parse) stay eager. perf script has no annotation. */
 int perf61_text_output(struct sl_invocation *a, int out_is_tty)
 {
 	if (!a->annotate && !a->report)
@@ -111,12 +166,8 @@ int perf61_text_output(struct sl_invocation *a, int out_is_tty)
 		sl_why_set(&a->why, SL_R_INTERACTIVE, NULL);
 		return 0;
 	}
-	if (a->annotate && !(a->flags & SL_INV_STDIO)) {
-		sl_why_set(&a->why, SL_R_ANNOTATE_TUI, NULL);
-		return 0;
-	}
 	if (!(a->flags & SL_INV_STDIO) && out_is_tty) {
-		sl_why_set(&a->why, SL_R_REPORT_TUI, NULL);
+		sl_why_set(&a->why, a->annotate ? SL_R_ANNOTATE_TUI : SL_R_REPORT_TUI, NULL);
 		return 0;
 	}
 	return 1;

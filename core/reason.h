@@ -28,7 +28,7 @@
 	X(PIPE_INPUT,         "pipe_input",              "perf.data comes from a pipe") \
 	X(NOT_REGULAR,        "not_regular_file",        "%s is not a regular file") \
 	X(INTERACTIVE,        "interactive",             "interactive or --stdio2 output annotates call targets") \
-	X(ANNOTATE_TUI,       "annotate_not_stdio",      "perf annotate without --stdio") \
+	X(ANNOTATE_TUI,       "annotate_not_stdio",      "interactive perf annotate (TUI) annotates call targets") \
 	X(REPORT_TUI,         "report_tui",              "interactive perf report (TUI) annotates call targets") \
 	X(PERF_VERSION,       "perf_version",            "perf version not 6.1") \
 	X(PERFDATA_BAD,       "perfdata_unreadable",     "perf.data unreadable: %s") \
