@@ -59,6 +59,10 @@ int sl_session_config(struct sl_session *s, const char *(*get)(const char *name)
 	 * cache dir must be the one of the namespace we started in. */
 	n = readlink("/proc/self/ns/mnt", s->start_mntns, sizeof(s->start_mntns) - 1);
 	s->start_mntns[n > 0 ? n : 0] = '\0';
+	/* launchers in front of perf (env, time, sudo, sh) keep LD_PRELOAD so
+	 * perf still gets it: only the tool itself drops us */
+	s->drop_preload = !s->cfg.inherit && sl_tool_self() == SL_TOOL_PERF &&
+			  sl_model_perf61.launches_workloads;
 	return 1;
 }
 

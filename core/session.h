@@ -45,6 +45,7 @@ struct sl_session {
 	const struct elf_ops *ops;
 	const struct sl_model *model;    /* rules of the running tool (perf 6.1 if unknown) */
 	int is_perf;                     /* the process is perf (exact name, tool.h) */
+	int drop_preload;                /* remove us from LD_PRELOAD for the tool's children */
 	int dem_mode;                    /* how the tool demangles: SYMIDX_DEM_* */
 	struct budget budget;
 	atomic_int budget_warned;
@@ -60,8 +61,10 @@ struct sl_session {
 
 /*
  * sl_session_config - constructor-time part: parse SYMLAZY_* through @get
- * (getenv in the shim), remember the mount namespace. Opens no file and
- * calls no libelf. Returns 1 if symlazy should act in this process, 0 if it
+ * (getenv in the shim), remember the mount namespace, and decide whether
+ * the tool's children must run without the shim (s->drop_preload: the tool
+ * launches workloads - perf record's workload, objdump, addr2line - and
+ * SYMLAZY_INHERIT is not set). Opens no file and calls no libelf. Returns 1 if symlazy should act in this process, 0 if it
  * must stay inert (SYMLAZY_DISABLE=1; the caller checks AT_SECURE first).
  */
 int sl_session_config(struct sl_session *s, const char *(*get)(const char *name));

@@ -33,7 +33,6 @@
 #include <uthash.h>
 
 #include "shim.h"
-#include "model.h"
 #include "session.h"
 #include "tool.h"
 #include "util.h"
@@ -75,10 +74,8 @@ static const char *env_get(const char *name)
 }
 
 /* Constructor: read the environment, go inert for setuid/AT_SECURE, drop
- * ourselves from LD_PRELOAD when the tool launches workloads (perf: the
- * `perf record --` workload, objdump, addr2line must run as without the
- * shim; launchers in front of perf - env, time, sudo, sh - keep LD_PRELOAD
- * so perf still gets it). Opens no files, calls no libelf. */
+ * ourselves from LD_PRELOAD when the core says so (sl_session_config).
+ * Opens no files, calls no libelf. */
 __attribute__((constructor)) static void symlazy_init(void)
 {
 	const char *lp;
@@ -86,10 +83,8 @@ __attribute__((constructor)) static void symlazy_init(void)
 	if (getauxval(AT_SECURE) || !sl_session_config(&P.core, env_get))
 		return;
 	P.inert = 0;
-	if (sl_tool_self() != SL_TOOL_PERF || !sl_model_perf61.launches_workloads)
-		return;
 	lp = getenv("LD_PRELOAD");
-	if (lp && !P.core.cfg.inherit) {
+	if (lp && P.core.drop_preload) {
 		size_t n = strlen(lp) + 1;
 		char *out = malloc(n);
 
