@@ -55,6 +55,7 @@ int sl_elf_runtime_layout(const struct elf_ops *ops, Elf *elf, uint64_t fsize,
 struct sl_file_id {
 	uint64_t dev, ino, size;
 	int64_t mtime_sec, mtime_nsec;
+	int64_t ctime_sec, ctime_nsec; /* cannot be set back by the file's owner (touch -d) */
 	int valid;                  /* 0: unknown (no fstat) */
 };
 

@@ -34,6 +34,7 @@ struct sl_invocation {
 	int flags;                  /* SL_INV_* */
 	int annotate, report;       /* the subcommand */
 	const char *buildid_dir;    /* perf --buildid-dir DIR, or NULL */
+	const char *symfs;          /* --symfs DIR: perf opens DIR + recorded path, or NULL */
 	struct sl_why why;          /* reason when lazy mode does not apply */
 };
 

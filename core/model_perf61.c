@@ -104,6 +104,11 @@ int perf61_parse_argv(int argc, char *const argv[], struct sl_invocation *out)
 			sl_why_set(&out->why, SL_R_GROUPED_OPT, "%s", a);
 			out->input = NULL;
 			return 0;
+		} else if (!strncmp(a, "--symfs=", 8)) {
+			out->symfs = a + 8;
+		} else if (!strcmp(a, "--symfs")) {
+			if (i + 1 < argc)
+				out->symfs = argv[++i];
 		} else if (!strcmp(a, "--stdio")) {
 			out->flags |= SL_INV_STDIO;
 		} else if (!strcmp(a, "--tui") || !strcmp(a, "--gtk") || !strcmp(a, "--stdio2")) {

@@ -37,6 +37,13 @@ struct pd_dso {
 	char *path;                          /* filename as in MMAP/MMAP2 */
 	unsigned char build_id[PD_BUILD_ID_MAX];
 	unsigned build_id_size;              /* 0 = unknown */
+	/* file identity from MMAP2 (include/uapi/linux/perf_event.h: maj, min,
+	 * ino, ino_generation when PERF_RECORD_MISC_MMAP_BUILD_ID is clear):
+	 * the device and inode perf mapped; have_ino = 0 for MMAP records,
+	 * build-id-form MMAP2 records, or when mappings of one path disagree */
+	uint32_t maj, min;
+	uint64_t ino;
+	int have_ino;
 	uint64_t *addrs;                     /* sorted, unique file offsets */
 	size_t nr_addrs;
 	size_t alloc_addrs;                  /* internal */

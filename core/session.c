@@ -86,6 +86,8 @@ static int lazy_target(struct sl_session *s, char *input, size_t n, struct sl_wh
 		return 0;
 	}
 	s->dem_mode = inv.demangle;
+	if (inv.symfs)
+		snprintf(s->symfs, sizeof(s->symfs), "%s", inv.symfs);
 	r = 0;
 	if (inv.default_input && fstat(0, &st) == 0 && S_ISFIFO(st.st_mode))
 		sl_why_set(why, SL_R_PIPE_INPUT, NULL);
@@ -353,6 +355,40 @@ static int runtime_layout(struct sl_session *s, struct sl_dso *self, const struc
 	return found;
 }
 
+const struct pd_dso *sl_dso_match_file(const struct pd_result *res, const char *symfs,
+				       const struct sl_dso *d, struct sl_why *why)
+{
+	const struct pd_dso *other = NULL;
+	char want[PATH_MAX * 2], real[PATH_MAX];
+	size_t i;
+
+	if (!d->have_st || !d->path[0]) {
+		sl_why_set(why, SL_R_NO_BUILD_ID, "and no file identity");
+		return NULL;
+	}
+	for (i = 0; i < res->nr_dsos; i++) {
+		const struct pd_dso *p = &res->dsos[i];
+
+		if (p->build_id_size || !p->path)
+			continue;
+		snprintf(want, sizeof(want), "%s%s", symfs ? symfs : "", p->path);
+		if (!realpath(want, real) || strcmp(real, d->path))
+			continue;
+		if (p->have_ino && p->ino == (uint64_t)d->st.st_ino && p->maj == major(d->st.st_dev) &&
+		    p->min == minor(d->st.st_dev))
+			return p;
+		other = p;
+	}
+	if (!other)
+		sl_why_set(why, SL_R_NO_BUILD_ID, NULL);
+	else if (!other->have_ino)
+		sl_why_set(why, SL_R_NO_IDENTITY, "no build-id, and perf.data has no inode for %s", other->path);
+	else
+		sl_why_set(why, SL_R_NO_IDENTITY, "no build-id, and %s is not the file recorded (device/inode differ)",
+			   other->path);
+	return NULL;
+}
+
 void sl_dso_plan(struct sl_session *s, struct sl_dso *d, sl_sibling_fn sib, void *ctx)
 {
 	const struct pd_dso *dso;
@@ -366,13 +402,15 @@ void sl_dso_plan(struct sl_session *s, struct sl_dso *d, sl_sibling_fn sib, void
 	d->plan_state = 1;
 	d->plan_mode = SL_EAGER;
 	if (!sl_dso_build_id(s, d)) {
-		sl_why_set(&d->why, SL_R_NO_BUILD_ID, NULL);
-		return;
-	}
-	dso = perfdata_find_build_id(&s->addrs, d->bid, (size_t)d->bid_len);
-	if (!dso) {
-		sl_why_set(&d->why, SL_R_NO_SAMPLES, NULL);
-		return;
+		dso = sl_dso_match_file(&s->addrs, s->symfs, d, &d->why);
+		if (!dso)
+			return;
+	} else {
+		dso = perfdata_find_build_id(&s->addrs, d->bid, (size_t)d->bid_len);
+		if (!dso) {
+			sl_why_set(&d->why, SL_R_NO_SAMPLES, NULL);
+			return;
+		}
 	}
 	if (!runtime_layout(s, d, dso, sib, ctx, &lay)) {
 		sl_why_set(&d->why, SL_R_NO_RUNTIME_ELF, NULL);

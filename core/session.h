@@ -54,6 +54,7 @@ struct sl_session {
 	struct sl_why lazy_why;          /* why lazy mode is off (process-wide) */
 	int cache_dirfd;                 /* -1: indexes live in memfds */
 	char start_mntns[64];            /* mount namespace at start-up */
+	char symfs[PATH_MAX];            /* the tool's --symfs, "" if none */
 	pthread_mutex_t stats_lock;
 	struct scan_stats *stats_head, **stats_tail;
 	struct stats_totals totals;
@@ -128,10 +129,25 @@ typedef int (*sl_sibling_fn)(void *ctx, struct sl_dso *self, struct symidx_layou
  * sl_dso_plan - make the lazy plan of @d (once): match it to a perf.data
  * DSO, find its runtime layout (its own, a sibling's via @sib, or the file
  * at the recorded path with the same build-id), open or build the index and
- * compute the keep-sets. Sets d->plan_mode to SL_LAZY, or SL_EAGER with
+ * compute the keep-sets. A DSO without a GNU build-id is matched the way
+ * perf finds it: by the path of its MMAP/MMAP2 record (with --symfs
+ * prepended, resolved with realpath(3)) equal to the file perf opened, and
+ * the device and inode MMAP2 recorded equal to fstat(2) of that file, so a
+ * rebuilt or replaced binary at the same path never gets another file's
+ * answers (sl_dso_match_file). Sets d->plan_mode to SL_LAZY, or SL_EAGER with
  * d->why.
  */
 void sl_dso_plan(struct sl_session *s, struct sl_dso *d, sl_sibling_fn sib, void *ctx);
+
+/*
+ * sl_dso_match_file - the perf.data DSO without build-id that is the file of
+ * @d: same canonical path (@symfs + recorded path, realpath(3)) and, from
+ * MMAP2, same device major/minor and inode as @d->st. NULL with @why set
+ * (SL_R_NO_BUILD_ID: no mapping of that path; SL_R_NO_IDENTITY: the path
+ * was mapped but without inode, or another inode).
+ */
+const struct pd_dso *sl_dso_match_file(const struct pd_result *res, const char *symfs,
+				       const struct sl_dso *d, struct sl_why *why);
 
 /* ---- table: one symbol table's scans ----------------------------------- */
 
