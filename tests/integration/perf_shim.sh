@@ -203,7 +203,7 @@ for x in st["dsos"]:
     if p.startswith("/usr/lib/debug/.build-id/") and p != "/usr/lib/debug/.build-id/%s/%s.debug" % (b[:2], b[2:]):
         stats_bad.append("debug file %s does not spell build_id %s" % (p, b))
 rx = re.compile(r"^(\s*[0-9a-f]+ )(.*) \((.*)\)$")
-repl, per_dso, via = 0, {}, {}
+repl, per_dso, via, drop = 0, {}, {}, {}
 if len(stock) != len(bud):
     print("line count differs: stock %d, budget %d" % (len(stock), len(bud)))
     sys.exit(1)
@@ -230,11 +230,12 @@ for i, (s, b) in enumerate(zip(stock, bud)):
         repl += 1
         d = mb.group(3).rsplit("/", 1)[-1]
         per_dso[d] = per_dso.get(d, 0) + 1
+        drop[d] = sum(x.get("dropped", 0) for x in st["dsos"] if x.get("path") in files)
         for f in files:
             if f.startswith("/usr/lib/debug/") or f.endswith("/debug"):
                 via.setdefault(f, [d, 0])[1] += 1
 print("%d lines, %d replaced by [unknown] (%s), %d violations; budget_bytes=%s charged_bytes=%s dropped=%s"
-      % (len(stock), repl, ", ".join("%s:%d" % kv for kv in sorted(per_dso.items())),
+      % (len(stock), repl, ", ".join("%s:%d (%d symbols dropped)" % (k, v, drop[k]) for k, v in sorted(per_dso.items())),
          len(bad), st.get("budget_bytes"), st.get("charged_bytes"), st["totals"].get("dropped")))
 print("debug-files: %s" % ("; ".join("%s lines of %s via %s" % (v[1], v[0], f)
                                       for f, v in sorted(via.items())) or "none"))
