@@ -222,7 +222,8 @@ stats() {
 
 # analyse CASE ANNOTATE_PATTERN EXPECT "MAIN..." [perf script/report options]:
 # compares perf report, perf script and (when ANNOTATE_PATTERN is not "-")
-# perf annotate of the first reported symbol matching it; checks the stats
+# perf annotate of the first reported symbol matching it (?PATTERN: SKIP
+# instead of FAIL when no symbol matches); checks the stats
 analyse() {
 	_case=$1 _pat=$2 _exp=$3 _mains=$4 _extra=${5:-}
 	_d=$DATA/$_case.data
@@ -233,8 +234,10 @@ analyse() {
 	if [ "$_pat" = - ]; then
 		:
 	elif [ "$HAVE_OBJDUMP" = 1 ]; then
-		_sym=$(hot_sym "$OUT/$_case.report.stock" "$_pat")
-		if [ -z "$_sym" ]; then
+		_sym=$(hot_sym "$OUT/$_case.report.stock" "${_pat#\?}")
+		if [ -z "$_sym" ] && [ "${_pat#\?}" != "$_pat" ]; then
+			skip "$_case/annotate: no sample in a symbol matching '${_pat#\?}' this time (stock perf report)"
+		elif [ -z "$_sym" ]; then
 			fail "$_case/annotate: no symbol matching '$_pat' in the stock perf report"
 		else
 			compare "$_case" annotate annotate --stdio -i "$_d" -- "$_sym"
@@ -393,7 +396,10 @@ run_case zerosize "-g" zs_untyped_hot lazy "$(bid "$BIN/zerosize")" "$BIN/zerosi
 run_case overlap "-g" ov_outer "lazy|fallback" "$(bid "$BIN/overlap")" "$BIN/overlap" "$SECS"
 run_case alias "-g" aw_ lazy "$(bid "$BIN/alias")" "$BIN/alias" "$SECS"
 run_case ifunc "-g" if_impl_fast "lazy|fallback" "$(bid "$BIN/ifunc")" "$BIN/ifunc" "$SECS"
-run_case plt "-g" plt_loop "lazy|fallback" "$(bid "$BIN/plt")" "$BIN/plt" "$SECS"
+# (plt_loop gets few samples - the time goes to ld.so's lazy-binding resolver
+# and strlen, whose frames hide it from the callchain - and on a loaded
+# machine sometimes none: then its annotation is skipped)
+run_case plt "-g" "?plt_loop" "lazy|fallback" "$(bid "$BIN/plt")" "$BIN/plt" "$SECS"
 if want plt && [ -s "$OUT/plt.script.stock" ]; then
 	n=$(grep -c -E "(@plt|_init)\\+0x[0-9a-f]+ \\($BIN/plt\\)" "$OUT/plt.script.stock")
 	if [ "$n" -gt 0 ]; then
