@@ -10,6 +10,9 @@
 #  c) budgets 1M/8M/32M: peak RssAnon <= floor + 1.1 x budget + 4 MiB, one
 #     warning line iff symbols were dropped, and every output line equals stock
 #     or has its symbol replaced by [unknown] in a DSO whose budget ran out
+#     (matched by build-id: the scanned file may be a separate debug file,
+#     /usr/lib/debug/.build-id/xx/rest.debug with libc6-dbg); a 1 KiB budget
+#     must cut those debug files and their DSOs' frames must be attributed
 #  d) a workload started by `LD_PRELOAD=libsymlazy.so perf record -- cmd` sees
 #     exactly what it sees without the preload (env, maps, output, exit code)
 #  e) bcc BPF.sym() gives the same, expected names with and without the shim
@@ -149,8 +152,18 @@ same fp-script-stock fp-script-nommap "b-nommap-identical: SYMLAZY_MMAP=0 output
 cat >"$T/budget_lines.py" <<'EOF'
 # budget_lines.py STOCK BUDGET STATS BUILDIDS: every BUDGET line equals the
 # STOCK line, or is that line with "sym+0xoff" replaced by "[unknown]" in a DSO
-# the stats file reports drops for. Prints a summary; exit 1 on violation.
-import json, re, sys
+# the budget cut: the DSO's build-id (from perf buildid-list, or else the
+# build-id note of the file at the path perf prints) is the build_id of a
+# stats "dsos" entry with dropped > 0. The entry's path is the file perf
+# scanned, which need not be the DSO's own path: a distro debug file
+# /usr/lib/debug/.build-id/xx/rest.debug (libc6-dbg) or the build-id cache
+# ~/.debug/.../<build-id>/{elf,debug}. perf buildid-list lists only DSOs with
+# sample hits, not DSOs that appear only in callchains (libc's
+# __libc_start_call_main), hence the note. Also checked: the build_id the
+# stats report for every cut file is that file's own build-id note (a
+# /usr/lib/debug/.build-id path must spell it). Prints a summary line and a
+# "debug-files:" line; exit 1 on violation.
+import json, re, subprocess, sys
 stock = open(sys.argv[1], errors="replace").read().split("\n")
 bud = open(sys.argv[2], errors="replace").read().split("\n")
 st = json.load(open(sys.argv[3]))
@@ -159,10 +172,38 @@ for l in open(sys.argv[4]):
     f = l.split(None, 1)
     if len(f) == 2:
         names.setdefault(f[1].strip(), set()).add(f[0])
-dropped_ids = {x.get("build_id") for x in st["dsos"] if x.get("dropped", 0) > 0}
-dropped_paths = {x.get("path") for x in st["dsos"] if x.get("dropped", 0) > 0}
+_bid = {}
+def note_bid(path):
+    """GNU build-id note of the ELF file at path ('' if none or unreadable)."""
+    if path not in _bid:
+        _bid[path] = ""
+        if path.startswith("/"):
+            try:
+                out = subprocess.run(["readelf", "-n", path], capture_output=True,
+                                     text=True, timeout=30).stdout
+                m = re.search(r"Build ID: *([0-9a-f]+)", out)
+                _bid[path] = m.group(1) if m else ""
+            except Exception:
+                pass
+    return _bid[path]
+bad, stats_bad = [], []
+cut = {}                      # build-id -> files whose scan dropped symbols
+cut_nobid = set()             # scanned paths without a build-id
+for x in st["dsos"]:
+    if x.get("dropped", 0) <= 0:
+        continue
+    p, b = x.get("path", ""), x.get("build_id", "")
+    if not b:
+        cut_nobid.add(p)
+        continue
+    cut.setdefault(b, set()).add(p)
+    nb = note_bid(p)
+    if nb != b:
+        stats_bad.append("stats build_id %s for %s, the file's note says %r" % (b, p, nb))
+    if p.startswith("/usr/lib/debug/.build-id/") and p != "/usr/lib/debug/.build-id/%s/%s.debug" % (b[:2], b[2:]):
+        stats_bad.append("debug file %s does not spell build_id %s" % (p, b))
 rx = re.compile(r"^(\s*[0-9a-f]+ )(.*) \((.*)\)$")
-bad, repl, per_dso = [], 0, {}
+repl, per_dso, via, drop = 0, {}, {}, {}
 if len(stock) != len(bud):
     print("line count differs: stock %d, budget %d" % (len(stock), len(bud)))
     sys.exit(1)
@@ -172,23 +213,40 @@ for i, (s, b) in enumerate(zip(stock, bud)):
     ms, mb = rx.match(s), rx.match(b)
     ok = ms and mb and ms.group(1) == mb.group(1) and ms.group(3) == mb.group(3) \
         and mb.group(2) == "[unknown]" and ms.group(2) != "[unknown]"
+    files = set()
     if ok:
         dso = ms.group(3)
-        ok = dso in dropped_paths or bool(names.get(dso, set()) & dropped_ids)
+        ids = set(names.get(dso, set()))
+        if note_bid(dso):
+            ids.add(note_bid(dso))
+        for b_ in ids:
+            files |= cut.get(b_, set())
+        if not ids and dso in cut_nobid:
+            files.add(dso)
+        ok = bool(files)
     if not ok:
         bad.append((i + 1, s, b))
     else:
         repl += 1
-        per_dso[mb.group(3)] = per_dso.get(mb.group(3), 0) + 1
+        d = mb.group(3).rsplit("/", 1)[-1]
+        per_dso[d] = per_dso.get(d, 0) + 1
+        drop[d] = sum(x.get("dropped", 0) for x in st["dsos"] if x.get("path") in files)
+        for f in files:
+            if f.startswith("/usr/lib/debug/") or f.endswith("/debug"):
+                via.setdefault(f, [d, 0])[1] += 1
 print("%d lines, %d replaced by [unknown] (%s), %d violations; budget_bytes=%s charged_bytes=%s dropped=%s"
-      % (len(stock), repl, ", ".join("%s:%d" % (k.rsplit("/", 1)[-1], v) for k, v in sorted(per_dso.items())),
+      % (len(stock), repl, ", ".join("%s:%d (%d symbols dropped)" % (k, v, drop[k]) for k, v in sorted(per_dso.items())),
          len(bad), st.get("budget_bytes"), st.get("charged_bytes"), st["totals"].get("dropped")))
+print("debug-files: %s" % ("; ".join("%s lines of %s via %s" % (v[1], v[0], f)
+                                      for f, v in sorted(via.items())) or "none"))
 for n, s, b in bad[:3]:
     print("  line %d\n   stock:  %s\n   budget: %s" % (n, s, b))
+for m in stats_bad:
+    print("  " + m)
 if st.get("charged_bytes", 0) > st.get("budget_bytes", 0):
     print("charged_bytes > budget_bytes")
     sys.exit(1)
-sys.exit(1 if bad else 0)
+sys.exit(1 if bad or stats_bad else 0)
 EOF
 run fp-script-floor 1 "SYMLAZY_HIDE_ALL=1 SYMLAZY_LAZY=off SYMLAZY_STATS=$T/fp-script-floor.json" script -i "$T/fp.data"
 floor=$(anon fp-script-floor)
@@ -230,6 +288,45 @@ for B in 1M 8M 32M; do
 		fail "c-budget-$B-lines: $r"
 	fi
 done
+# Hosts with distro debug files (libc6-dbg): perf reads libc's .symtab from
+# /usr/lib/debug/.build-id/xx/rest.debug (or from its copy in the build-id
+# cache, ~/.debug/.../libc.so.6/<build-id>/debug, when libc had sample hits)
+# and prints libc's frames (__libc_start_call_main) by name; without them
+# they are [unknown] in stock output too. Which DSO perf loads first depends
+# on the samples, so a 1-8 MiB budget may or may not reach libc; a 1 KiB
+# budget cuts every table: libc's [unknown] frames must then be attributed
+# through the debug file's build-id.
+n=fp-script-b1K
+run "$n" 1 "SYMLAZY_LAZY=off SYMLAZY_MAX_BYTES=1K SYMLAZY_STATS=$T/$n.json" script -i "$T/fp.data"
+if active "$n" "$T/$n.json" "c-budget-1K-debugfile"; then
+	r=$("$PY" "$T/budget_lines.py" "$T/fp-script-stock.out" "$T/$n.out" "$T/$n.json" "$T/buildids.txt" 2>&1)
+	rc=$?
+	dscan=$(jget "$T/$n.json" '" ".join(sorted(set("%s:%d" % (x.get("path", ""), x.get("dropped", 0)) for x in d["dsos"] if x.get("path", "").startswith("/usr/lib/debug/") or x.get("path", "").endswith("/debug"))))')
+	dvia=$(echo "$r" | sed -n 's/^debug-files: //p')
+	libc=$(ldconfig -p 2>/dev/null | sed -n 's/.*libc\.so\.6 (libc6,x86-64) => //p' | head -1)
+	lbid=$(readelf -n "${libc:-/lib/x86_64-linux-gnu/libc.so.6}" 2>/dev/null | sed -n 's/.*Build ID: *//p' | head -1)
+	ldbg=/usr/lib/debug/.build-id/$(echo "$lbid" | cut -c1-2)/$(echo "$lbid" | cut -c3-).debug
+	if [ $rc = 0 ]; then
+		pass "c-budget-1K-lines: $(echo "$r" | head -1)"
+	else
+		fail "c-budget-1K-lines: $r"
+	fi
+	if [ "$dscan" = ERR ]; then
+		fail "c-budget-1K-debugfile: cannot read $T/$n.json"
+	elif [ -z "$dscan" ]; then
+		if [ -n "$lbid" ] && [ -f "$ldbg" ]; then
+			fail "c-budget-1K-debugfile: $ldbg exists but perf scanned no separate debug file"
+		else
+			skip "c-budget-1K-debugfile: no distro debug file for libc ($ldbg absent: libc6-dbg not installed)"
+		fi
+	elif echo " $dscan" | grep -q ':0\( \|$\)'; then
+		fail "c-budget-1K-debugfile: a 1 KiB budget left a debug file uncut: $dscan"
+	elif [ -n "$dvia" ] && [ "$dvia" != none ] && echo "$dvia" | grep -q ' lines of libc\.so\.6 via '; then
+		pass "c-budget-1K-debugfile: cut debug files (path:dropped) $dscan; [unknown] lines attributed by build-id: $dvia"
+	else
+		fail "c-budget-1K-debugfile: debug files $dscan were cut but no libc [unknown] line was attributed to one (${dvia:-no summary})"
+	fi
+fi
 # Budgets that cut inside each large symbol table (at 25/50/75% of its bytes,
 # from the unbounded run's per-DSO stats, in load order): the cut then falls
 # between a kept zero-size symbol (crt's frame_dummy, the fixture's __zl_/__zf_

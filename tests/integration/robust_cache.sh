@@ -17,7 +17,11 @@
 #  e) a read-only cache dir (perf run as `nobody`) still works, in memory
 # Inertness:
 #  f) a setuid-root program run by `nobody` (AT_SECURE) with the shim
-#     preloaded from a system directory: the shim is mapped but inactive
+#     preloaded from a system directory: the shim is mapped but inactive;
+#     preloaded by path: the loader drops it (control: the same path is
+#     loaded and active in the probe without setuid)
+# Everything `nobody` runs or reads is staged in a 0755 mktemp dir under
+# /tmp, so the checkout may sit below a dir nobody cannot traverse.
 #  g) the workload of `LD_PRELOAD=libsymlazy.so perf record --` does not
 #     have the shim mapped
 #  h) errno and elf_errno()/elf_errmsg(-1) after failing and succeeding
@@ -50,6 +54,18 @@ mkdir -p "$HOME"
 IS_ROOT=0
 [ "$(id -u)" = 0 ] && IS_ROOT=1
 as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"; }
+# What `nobody` runs must not come from the checkout: a clone in /root/src or
+# in a `mktemp -d` dir (0700) is not traversable for it, and the loader would
+# drop LD_PRELOAD=$ROOT/build/libsymlazy.so ("cannot be preloaded"). The shim
+# is staged in $T (mktemp -d under /tmp, 0755), like the workload, the
+# recording and the probes, which are all built in $T.
+NB_SO=$T/nobody/libsymlazy.so
+mkdir -m 755 "$T/nobody" && cp "$SO" "$NB_SO" && chmod 644 "$NB_SO" ||
+	{ fail "robust_cache: cannot stage the shim in $T/nobody"; exit 1; }
+# nobody_reads FILE...: can `nobody` read (and traverse to) every FILE?
+nobody_reads() {
+	as_nobody sh -c 'for f; do [ -r "$f" ] || { echo "$f"; exit 1; }; done' sh "$@"
+}
 
 cat >"$T/w.c" <<'EOF'
 #include <stdlib.h>
@@ -249,12 +265,15 @@ if [ $have_perf = 1 ]; then
 	fi
 
 	# e) read-only cache dir
-	if [ $IS_ROOT = 1 ] && command -v setpriv >/dev/null 2>&1; then
+	if [ $IS_ROOT = 1 ] && command -v setpriv >/dev/null 2>&1 &&
+	   ! nbr=$(nobody_reads "$NB_SO" "$T/w" "$T/w.data"); then
+		skip "cache-readonly: user nobody cannot read $nbr (staged under $T; is /tmp traversable for nobody?)"
+	elif [ $IS_ROOT = 1 ] && command -v setpriv >/dev/null 2>&1; then
 		mkdir -p "$T/ro/cache" "$T/nbhome"
 		chown nobody:nogroup "$T/ro/cache" "$T/nbhome"
 		chmod 500 "$T/ro/cache"
 		chmod 755 "$T/ro"
-		as_nobody env HOME="$T/nbhome" LD_PRELOAD="$SO" SYMLAZY_LAZY=on SYMLAZY_CACHE_DIR="$T/ro/cache" \
+		as_nobody env HOME="$T/nbhome" LD_PRELOAD="$NB_SO" SYMLAZY_LAZY=on SYMLAZY_CACHE_DIR="$T/ro/cache" \
 			SYMLAZY_STATS="$T/nbhome/ro.json" timeout 30 perf script -i "$T/w.data" >"$T/ro.out" 2>"$T/ro.err"
 		rc=$?
 		as_nobody env HOME="$T/nbhome" timeout 30 perf script -i "$T/w.data" >"$T/ro-stock.out" 2>/dev/null
@@ -330,15 +349,23 @@ else
 		cp "$T/probe" "$T/probe-suid" && chown root:root "$T/probe-suid" && chmod 4755 "$T/probe-suid"
 		as_nobody env LD_PRELOAD="$(basename "$SYSLIB")" SYMLAZY_HIDE_ALL=1 SYMLAZY_STATS="$T/suid.json" \
 			"$T/probe-suid" "$LIBZ" >"$T/p.suid" 2>"$T/p.suid.err"
-		as_nobody env LD_PRELOAD="$SO" SYMLAZY_HIDE_ALL=1 "$T/probe-suid" "$LIBZ" >"$T/p.suid2" 2>&1
+		# the staged copy (readable by nobody wherever the checkout is): the
+		# loader must drop it for the setuid program because of AT_SECURE,
+		# not because nobody cannot open it; the control run (the same probe
+		# without setuid, same LD_PRELOAD) must have it mapped
+		as_nobody env LD_PRELOAD="$NB_SO" SYMLAZY_HIDE_ALL=1 "$T/probe-suid" "$LIBZ" >"$T/p.suid2" 2>&1
+		as_nobody env LD_PRELOAD="$NB_SO" SYMLAZY_HIDE_ALL=1 "$T/probe" "$LIBZ" >"$T/p.nosuid" 2>&1
 		n2=$(sed -n 's/.*named=\([0-9]*\).*/\1/p' "$T/p.suid")
 		if grep -q 'mapped=1' "$T/p.suid" && [ "$n2" = "$n0" ] && [ ! -e "$T/suid.json" ]; then
 			pass "inert-setuid: setuid-root probe run by nobody (AT_SECURE) with the shim preloaded from a system dir: shim mapped but inactive (sees all $n2 symbols despite SYMLAZY_HIDE_ALL=1, no stats written)"
 		else
 			fail "inert-setuid: $(cat "$T/p.suid") $(head -2 "$T/p.suid.err"); stats file $( [ -e "$T/suid.json" ] && echo written || echo absent)"
 		fi
-		if grep -q 'mapped=0' "$T/p.suid2"; then
-			pass "inert-setuid-path: with LD_PRELOAD=<path> the loader itself drops the shim for a setuid program"
+		n4=$(sed -n 's/.*named=\([0-9]*\).*/\1/p' "$T/p.nosuid")
+		if ! grep -q 'mapped=1' "$T/p.nosuid" || [ -z "$n4" ] || [ "$n4" -ge "$n0" ]; then
+			fail "inert-setuid-path: control run: nobody's non-setuid probe with LD_PRELOAD=$NB_SO has no active shim ($(head -c 200 "$T/p.nosuid")), so a dropped preload proves nothing"
+		elif grep -q 'mapped=0' "$T/p.suid2" && ! grep -q 'cannot be preloaded' "$T/p.suid2"; then
+			pass "inert-setuid-path: with LD_PRELOAD=<path> the loader itself drops the shim for a setuid program (the same path and probe without setuid: mapped, $n4 of $n0 symbols seen)"
 		else
 			fail "inert-setuid-path: $(cat "$T/p.suid2")"
 		fi
