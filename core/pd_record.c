@@ -1239,11 +1239,6 @@ static int open_header(struct pd_reader *r, const char *path, enum pd_unsupporte
 		return -EINVAL;
 	}
 	if (hsize == PD_PIPE_HDR_SIZE) {
-		seterr(r, "%s: pipe-mode perf.data is not supported", path);
-		*why = PD_UNSUP_NOT_FILE;
-		return -ENOTSUP;
-	}
-	if (0) {
 		/* a saved pipe stream: records from offset 16 to the end */
 		r->mode = PD_MODE_PIPE;
 		r->pos = PD_PIPE_HDR_SIZE;
