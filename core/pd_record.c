@@ -195,6 +195,7 @@ struct pd_reader {
 	uint64_t decompressed;
 
 	int failed;		/* sticky error */
+	char where[128];	/* sect_name() */
 };
 
 static void __attribute__((format(printf, 2, 3)))
@@ -1034,10 +1035,16 @@ static int next_file(struct pd_reader *r)
 	return 0;
 }
 
-static const char *sect_name(const struct pd_reader *r)
+/* "the data section" (file mode), else "the end of <file>" */
+static const char *sect_name(struct pd_reader *r)
 {
-	return r->mode == PD_MODE_FILE || (r->mode == PD_MODE_DIR && r->file == 0) ?
-		"the data section" : "the end of the file";
+	const char *n;
+
+	if (r->mode == PD_MODE_FILE || (r->mode == PD_MODE_DIR && r->file == 0))
+		return "the data section";
+	n = strrchr(r->names[r->file], '/');
+	snprintf(r->where, sizeof(r->where), "the end of %.100s", r->mode == PD_MODE_DIR && n ? n + 1 : "the file");
+	return r->where;
 }
 
 static int next_record(struct pd_reader *r, struct pd_record *rec)
@@ -1340,7 +1347,7 @@ int pd_open(struct pd_reader **rp, const char *path, enum pd_unsupported *why,
 			close(fd);
 		goto fail;
 	}
-	if (0 && S_ISDIR(st.st_mode)) {
+	if (S_ISDIR(st.st_mode)) {
 		/* perf record --threads: DIR/data holds the header */
 		r->mode = PD_MODE_DIR;
 		r->dirfd = fd;
@@ -1446,4 +1453,29 @@ uint64_t pd_data_bytes(const struct pd_reader *r)
 uint64_t pd_decompressed_bytes(const struct pd_reader *r)
 {
 	return r->decompressed;
+}
+
+int pd_probe(const char *path)
+{
+	struct stat st;
+	unsigned char h[PD_PIPE_HDR_SIZE];
+	int saved = errno, fd, dfd, ok = 0;
+
+	if (stat(path, &st) < 0) {
+		ok = 0;
+	} else if (S_ISREG(st.st_mode)) {
+		ok = PD_MODE_FILE;
+	} else if (S_ISDIR(st.st_mode) &&
+		   (dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		fd = openat(dfd, "data", O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		    pread(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h) && rd64(h) == PD_MAGIC &&
+		    rd64(h + 8) >= PD_FILE_HDR_SIZE)
+			ok = PD_MODE_DIR;
+		if (fd >= 0)
+			close(fd);
+		close(dfd);
+	}
+	errno = saved;
+	return ok;
 }

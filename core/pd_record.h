@@ -293,6 +293,15 @@ const char *pd_file_name(const struct pd_reader *r, unsigned n);
 uint64_t pd_data_bytes(const struct pd_reader *r);
 uint64_t pd_decompressed_bytes(const struct pd_reader *r);
 
+/*
+ * pd_probe - what pd_open() would find at @path, from its type and first
+ * 16 bytes only: PD_MODE_FILE for a regular file (any content: pd_open
+ * judges it), PD_MODE_DIR for a directory whose "data" is a regular file
+ * starting with a file-mode header (magic "PERFILE2", size >= 104), else 0.
+ * Never blocks on FIFOs; errno is preserved.
+ */
+int pd_probe(const char *path);
+
 /* pd_u64 - element @i of an unaligned u64 array in a record. */
 static inline uint64_t pd_u64(const unsigned char *p, size_t i)
 {

@@ -573,6 +573,11 @@ static void col_free(struct col *c)
 
 /* --------------------------------------------------------------- main */
 
+int perfdata_input_ok(const char *path)
+{
+	return pd_probe(path) != 0;
+}
+
 int perfdata_read(const char *path, const struct elf_ops *ops, struct pd_result *out,
 		  char *err, size_t errsz)
 {

@@ -68,8 +68,9 @@ struct pd_result {
 };
 
 /*
- * perfdata_read - read @path (a file-mode perf.data, or a regular file
- * holding a saved pipe-mode stream, `perf record -o - > file`) into @out.
+ * perfdata_read - read @path (a file-mode perf.data, a regular file holding
+ * a saved pipe-mode stream, `perf record -o - > file`, or a
+ * `perf record --threads` directory: DIR/data plus DIR/data.N) into @out.
  * @ops: libelf entry points, used only to read build-ids of DSOs that
  *       perf.data gives none for (opened read-only by path; may be NULL to skip).
  * Memory stays bounded: the file is streamed through a fixed window, COMPRESSED
@@ -87,6 +88,15 @@ struct pd_result {
  */
 int perfdata_read(const char *path, const struct elf_ops *ops, struct pd_result *out,
 		  char *err, size_t errsz);
+
+/*
+ * perfdata_input_ok - may perfdata_read() be given @path? 1 for a regular
+ * file (perf.data or a saved pipe-mode stream; its content is judged by
+ * perfdata_read) and for a `perf record --threads` directory whose "data"
+ * file starts with a file-mode header; 0 otherwise (FIFOs, devices, other
+ * directories, missing paths). Reads at most 16 bytes; errno preserved.
+ */
+int perfdata_input_ok(const char *path);
 
 /* Free everything perfdata_read allocated. Safe on a zeroed struct. */
 void perfdata_free(struct pd_result *res);

@@ -273,7 +273,7 @@ static int lazy_target(char *input, size_t n, char *why, size_t whysz)
 		snprintf(why, whysz, "perf.data comes from a pipe");
 		return 0;
 	}
-	if (stat(act.input, &st) < 0 || !S_ISREG(st.st_mode)) {
+	if (!perfdata_input_ok(act.input)) {	/* a file, or a perf record --threads directory */
 		snprintf(why, whysz, "%s is not a regular file", act.input);
 		return 0;
 	}

@@ -148,9 +148,12 @@ else
 	skip "dwarf: perf record --call-graph dwarf failed"
 fi
 
-# Saved pipe-mode streams (plain and -z).
+# Saved pipe-mode streams (plain and -z) and --threads directories (the
+# header in DIR/data, the records in DIR/data.N, HEADER_DIR_FORMAT).
 PIPE=1 check pipe -g
 PIPE=1 check pipe-compressed -z -g
+check threads -g --threads
+check threads-compressed -z -g --threads
 
 # lazy NAME INPUT: perf script and perf report --stdio on INPUT, stock and
 # with the shim (lazy mode at its default): same stdout (perf report's
@@ -196,6 +199,8 @@ print("lazy=%s dsos=%d modes=%s addrs=%d reason=%s" % (d["lazy"], len(d["dsos"])
 if [ -f "$SO" ]; then
 	lazy pipe "$T/pipe.data"
 	lazy pipe-compressed "$T/pipe-compressed.data"
+	lazy threads "$T/threads.data"
+	lazy threads-compressed "$T/threads-compressed.data"
 else
 	fail "lazy: $SO missing (run make)"
 fi

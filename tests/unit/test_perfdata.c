@@ -1278,7 +1278,6 @@ static void test_pipe_compressed(void **state)
 }
 
 /* perf record --threads: DIR/data (file mode, HEADER_DIR_FORMAT) + data.N */
-#if 0 /*DIR*/
 static void write_at(int dirfd, const char *name, const void *p, size_t n)
 {
 	int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -1323,7 +1322,7 @@ static void test_directory(void **state)
 	assert_int_equal(rename(f.path, path), 0);
 	assert_int_equal(perfdata_read(dir, NULL, &r, err, sizeof(err)), 0);
 	assert_int_equal(r.nr_samples, 3);
-	assert_int_equal(r.nr_records, 6);
+	assert_int_equal(r.nr_records, 8);	/* 2 + 2 + 2 COMPRESSED and their 2 */
 	ASSERT_ADDRS(dso_by_path(&r, EXE), 0x1001, 0x1003);
 	ASSERT_ADDRS(dso_by_path(&r, LIB), 0x2002);
 	assert_int_equal(r.data_bytes, d1.len + d2.len + 24 + 40);
@@ -1333,8 +1332,17 @@ static void test_directory(void **state)
 	write_at(dfd, "data.1", d1.p, d1.len - 4);
 	assert_int_equal(perfdata_read(dir, NULL, &r, err, sizeof(err)), -EINVAL);
 	print_message("  cut data.1: %s\n", err);
-	assert_non_null(strstr(err, "end of the file"));
+	assert_non_null(strstr(err, "runs past the end of data.1"));
 	write_at(dfd, "data.1", d1.p, d1.len);
+
+	/* what the shim accepts as input (perfdata_input_ok) */
+	assert_int_equal(perfdata_input_ok(dir), 1);
+	assert_int_equal(perfdata_input_ok(path), 1);		/* DIR/data itself */
+	snprintf(path, sizeof(path), "%s/data.9", dir);
+	assert_int_equal(perfdata_input_ok(path), 0);		/* a directory without data */
+	snprintf(path, sizeof(path), "%s/nonexistent", dir);
+	assert_int_equal(perfdata_input_ok(path), 0);
+	snprintf(path, sizeof(path), "%s/data", dir);
 
 	/* DIR_FORMAT of another version: perf refuses the directory */
 	memset(&f, 0, sizeof(f));
@@ -1358,6 +1366,18 @@ static void test_directory(void **state)
 	assert_null(dso_by_path(&r, LIB));
 	perfdata_free(&r);
 
+	/* DIR/data with a pipe header: not a --threads directory */
+	write_at(dfd, "data", (const uint64_t[]){ PD_MAGIC, 16 }, 16);
+	assert_int_equal(perfdata_input_ok(dir), 0);
+	{
+		char fifo[PATH_MAX];
+
+		snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+		assert_int_equal(mkfifo(fifo, 0600), 0);
+		assert_int_equal(perfdata_input_ok(fifo), 0);
+		assert_int_equal(unlink(fifo), 0);
+	}
+
 	/* no DIR/data at all */
 	assert_int_equal(unlinkat(dfd, "data", 0), 0);
 	assert_int_equal(perfdata_read(dir, NULL, &r, err, sizeof(err)), -ENOENT);
@@ -1371,7 +1391,6 @@ static void test_directory(void **state)
 	free(d1.p);
 	free(d2.p);
 }
-#endif /*DIR*/
 
 static void test_dwarf_flag(void **state)
 {
@@ -1509,7 +1528,7 @@ int main(void)
 		cmocka_unit_test(test_dwarf_flag),
 		cmocka_unit_test(test_pipe_mode),
 		cmocka_unit_test(test_pipe_compressed),
-		/*DIR cmocka_unit_test(test_directory),*/
+		cmocka_unit_test(test_directory),
 		cmocka_unit_test(test_id_index_record),
 		cmocka_unit_test(test_addrs_read),
 	};
