@@ -1249,7 +1249,6 @@ static void test_pipe_mode(void **state)
 
 	/* only a header: no samples */
 	memset(&b, 0, sizeof(b));
-	put(&b, NULL, 0);
 	assert_int_equal(read_pipe(&b, 0, &r, err, sizeof(err)), 0);
 	assert_int_equal(r.flags, PD_F_NO_SAMPLES);
 	perfdata_free(&r);
