@@ -69,3 +69,23 @@ int pd_htab_add(struct pd_htab *t, uint64_t h, uint32_t idx, pd_htab_hash_fn hf,
 	t->nr++;
 	return 0;
 }
+
+int pd_grow(void **p, size_t *alloc, size_t need, size_t sz)
+{
+	size_t n = *alloc ? *alloc : 8;
+	void *q;
+
+	if (need <= *alloc)
+		return 0;
+	while (n < need) {
+		if (n > SIZE_MAX / 2 / sz)
+			return -ENOMEM;
+		n *= 2;
+	}
+	q = realloc(*p, n * sz);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*alloc = n;
+	return 0;
+}

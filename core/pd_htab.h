@@ -2,7 +2,8 @@
 /*
  * pd_htab.h - the one open-addressing hash table of the perf.data reader
  * (core/pd_record.c sample IDs, core/pd_machine.c threads and DSOs,
- * core/perfdata.c (tid, ip) pairs and HEADER_BUILD_ID names).
+ * core/perfdata.c (tid, ip) pairs and HEADER_BUILD_ID names), and the
+ * growable-array helper those files share.
  *
  * The table stores uint32_t indices into an array the caller owns; keys live
  * in that array. Linear probing, power-of-two capacity, load <= 1/2, no
@@ -46,5 +47,12 @@ uint32_t pd_htab_get(const struct pd_htab *t, uint64_t h, pd_htab_eq_fn eq,
  */
 int pd_htab_add(struct pd_htab *t, uint64_t h, uint32_t idx, pd_htab_hash_fn hf,
 		const void *ctx);
+
+/*
+ * pd_grow - make the array *@p (elements of @sz bytes, *@alloc allocated)
+ * hold at least @need elements, doubling from 8. Returns 0 or -ENOMEM
+ * (array unchanged).
+ */
+int pd_grow(void **p, size_t *alloc, size_t need, size_t sz);
 
 #endif

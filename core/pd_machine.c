@@ -10,26 +10,6 @@
 #include "pd_machine.h"
 #include "util.h"
 
-static int grow(void **p, size_t *alloc, size_t need, size_t sz)
-{
-	size_t n = *alloc ? *alloc : 8;
-	void *q;
-
-	if (need <= *alloc)
-		return 0;
-	while (n < need) {
-		if (n > SIZE_MAX / 2 / sz)
-			return -ENOMEM;
-		n *= 2;
-	}
-	q = realloc(*p, n * sz);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*alloc = n;
-	return 0;
-}
-
 int pd_machine_init(struct pd_machine *m)
 {
 	memset(m, 0, sizeof(*m));
@@ -99,7 +79,7 @@ static struct pd_thread *thread_get(struct pd_machine *m, int32_t tid)
 	if (t)
 		return t;
 	if (m->nr_threads >= UINT32_MAX - 1 ||
-	    grow((void **)&m->threads, &m->alloc_threads, m->nr_threads + 1, sizeof(*m->threads)) < 0)
+	    pd_grow((void **)&m->threads, &m->alloc_threads, m->nr_threads + 1, sizeof(*m->threads)) < 0)
 		return NULL;
 	t = &m->threads[n];
 	memset(t, 0, sizeof(*t));
@@ -184,7 +164,7 @@ long pd_machine_dso(struct pd_machine *m, const char *path, const unsigned char 
 	if (i != PD_HTAB_EMPTY)
 		return (long)i;
 	if (size > PD_MACHINE_BUILD_ID_MAX || m->nr_dsos >= INT32_MAX ||
-	    grow((void **)&m->dsos, &m->alloc_dsos, m->nr_dsos + 1, sizeof(*m->dsos)) < 0)
+	    pd_grow((void **)&m->dsos, &m->alloc_dsos, m->nr_dsos + 1, sizeof(*m->dsos)) < 0)
 		return -ENOMEM;
 	d = &m->dsos[m->nr_dsos];
 	memset(d, 0, sizeof(*d));
@@ -207,7 +187,7 @@ int pd_machine_mmap(struct pd_machine *m, int32_t pid, int32_t tid, uint64_t sta
 	struct pd_thread *t = pd_machine_thread(m, pid, tid);
 	struct pd_map *mp;
 
-	if (!t || grow((void **)&t->maps, &t->alloc_maps, t->nr_maps + 1, sizeof(*t->maps)) < 0)
+	if (!t || pd_grow((void **)&t->maps, &t->alloc_maps, t->nr_maps + 1, sizeof(*t->maps)) < 0)
 		return -ENOMEM;
 	mp = &t->maps[t->nr_maps++];
 	mp->start = start;
@@ -234,7 +214,7 @@ int pd_machine_fork(struct pd_machine *m, int32_t pid, int32_t ppid, int32_t tid
 	for (i = 0; i < t->nr_parents; i++)
 		if (t->parents[i] == ptid)
 			return 0;
-	if (grow((void **)&t->parents, &t->alloc_parents, t->nr_parents + 1, sizeof(*t->parents)) < 0)
+	if (pd_grow((void **)&t->parents, &t->alloc_parents, t->nr_parents + 1, sizeof(*t->parents)) < 0)
 		return -ENOMEM;
 	t->parents[t->nr_parents++] = ptid;
 	return 0;

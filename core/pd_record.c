@@ -210,26 +210,6 @@ seterr(struct pd_reader *r, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int grow(void **p, size_t *alloc, size_t need, size_t sz)
-{
-	size_t n = *alloc ? *alloc : 8;
-	void *q;
-
-	if (need <= *alloc)
-		return 0;
-	while (n < need) {
-		if (n > SIZE_MAX / 2 / sz)
-			return -ENOMEM;
-		n *= 2;
-	}
-	q = realloc(*p, n * sz);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*alloc = n;
-	return 0;
-}
-
 /* ------------------------------------------------------- attrs and ids */
 
 static uint64_t id_hash(const void *ctx, uint32_t idx)
@@ -250,7 +230,7 @@ static int id_add(struct pd_reader *r, uint64_t id, uint32_t attr)
 	if (pd_htab_get(&r->id_tab, h, id_eq, r, &id) != PD_HTAB_EMPTY)
 		return 0;
 	if (r->nr_ids >= UINT32_MAX - 1 ||
-	    grow((void **)&r->ids, &r->alloc_ids, r->nr_ids + 1, sizeof(*r->ids)) < 0)
+	    pd_grow((void **)&r->ids, &r->alloc_ids, r->nr_ids + 1, sizeof(*r->ids)) < 0)
 		return -ENOMEM;
 	r->ids[r->nr_ids].id = id;
 	r->ids[r->nr_ids].attr = attr;
@@ -319,7 +299,7 @@ static void set_id_pos(struct pd_reader *r)
 static struct pd_attr *attr_new(struct pd_reader *r)
 {
 	if (r->nr_attrs >= PD_MAX_ATTRS ||
-	    grow((void **)&r->attrs, &r->alloc_attrs, r->nr_attrs + 1, sizeof(*r->attrs)) < 0)
+	    pd_grow((void **)&r->attrs, &r->alloc_attrs, r->nr_attrs + 1, sizeof(*r->attrs)) < 0)
 		return NULL;
 	return &r->attrs[r->nr_attrs++];
 }
@@ -1180,7 +1160,7 @@ static int list_dir(struct pd_reader *r, const char *dir)
 			rc = -EINVAL;
 			break;
 		}
-		if (grow((void **)&names, &alloc, n + 1, sizeof(*names)) < 0 ||
+		if (pd_grow((void **)&names, &alloc, n + 1, sizeof(*names)) < 0 ||
 		    !(names[n] = strdup(de->d_name))) {
 			rc = -ENOMEM;
 			break;

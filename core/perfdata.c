@@ -106,26 +106,6 @@ seterr(struct col *c, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int grow(void **p, size_t *alloc, size_t need, size_t sz)
-{
-	size_t n = *alloc ? *alloc : 8;
-	void *q;
-
-	if (need <= *alloc)
-		return 0;
-	while (n < need) {
-		if (n > SIZE_MAX / 2 / sz)
-			return -ENOMEM;
-		n *= 2;
-	}
-	q = realloc(*p, n * sz);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*alloc = n;
-	return 0;
-}
-
 static int all_zero(const unsigned char *p, size_t n)
 {
 	while (n--)
@@ -168,7 +148,7 @@ static int ip_add(struct col *c, int32_t tid, uint64_t ip, uint32_t kind)
 		return 0;
 	}
 	if (c->nr_ips >= UINT32_MAX - 1 ||
-	    grow((void **)&c->ips, &c->alloc_ips, c->nr_ips + 1, sizeof(*c->ips)) < 0)
+	    pd_grow((void **)&c->ips, &c->alloc_ips, c->nr_ips + 1, sizeof(*c->ips)) < 0)
 		return -ENOMEM;
 	c->ips[c->nr_ips] = k;
 	if (pd_htab_add(&c->ip_tab, h, (uint32_t)c->nr_ips, ip_hash, c) < 0)
@@ -220,7 +200,7 @@ static int do_build_id(struct col *c, const struct pd_build_id *b)
 		return 0;
 	if (bid_find(c, path))
 		return 0;
-	if (grow((void **)&c->bids, &c->alloc_bids, c->nr_bids + 1, sizeof(*c->bids)) < 0)
+	if (pd_grow((void **)&c->bids, &c->alloc_bids, c->nr_bids + 1, sizeof(*c->bids)) < 0)
 		return -ENOMEM;
 	e = &c->bids[c->nr_bids];
 	if (!(e->path = strdup(path)))
@@ -290,7 +270,7 @@ static int do_mmap(struct col *c, uint16_t misc, const struct pd_mmap *mm)
 	if ((size_t)d >= c->alloc_addrs) {
 		size_t old = c->alloc_addrs;
 
-		if (grow((void **)&c->addrs, &c->alloc_addrs, (size_t)d + 1, sizeof(*c->addrs)) < 0)
+		if (pd_grow((void **)&c->addrs, &c->alloc_addrs, (size_t)d + 1, sizeof(*c->addrs)) < 0)
 			return -ENOMEM;
 		memset(c->addrs + old, 0, (c->alloc_addrs - old) * sizeof(*c->addrs));
 	}
@@ -420,7 +400,7 @@ static int add_file_offset(void *ctx, const struct pd_map *map, uint64_t ip)
 
 	if (a->n && a->v[a->n - 1] == off)
 		return 0;
-	if (grow((void **)&a->v, &a->alloc, a->n + 1, sizeof(*a->v)) < 0)
+	if (pd_grow((void **)&a->v, &a->alloc, a->n + 1, sizeof(*a->v)) < 0)
 		return -ENOMEM;
 	a->v[a->n++] = off;
 	return 0;
@@ -530,7 +510,7 @@ static int build_result(struct col *c, const struct elf_ops *ops)
 		if (o->build_id_size && j < n) {
 			struct pd_dso *t = &out[j];
 
-			if (grow((void **)&t->addrs, &t->alloc_addrs, t->nr_addrs + a->n,
+			if (pd_grow((void **)&t->addrs, &t->alloc_addrs, t->nr_addrs + a->n,
 				 sizeof(*t->addrs)) < 0)
 				return -ENOMEM;
 			memcpy(t->addrs + t->nr_addrs, a->v, a->n * sizeof(*a->v));
