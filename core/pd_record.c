@@ -650,6 +650,21 @@ static void parse_sample_id(const struct pd_reader *r, const unsigned char *p, s
 
 /* ------------------------------------------------------------- records */
 
+/* A HEADER_BUILD_ID entry of @size >= 36 bytes at @p (record or feature
+ * section entry: the same layout, see struct pd_build_id). */
+static void fill_build_id(struct pd_record *rec, const unsigned char *p, size_t size)
+{
+	uint16_t misc = rd16(p + 4);
+
+	rec->kind = PD_K_BUILD_ID;
+	rec->build_id.pid = (int32_t)rd32(p + 8);
+	rec->build_id.cpumode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	rec->build_id.build_id = p + 12;
+	rec->build_id.size = misc & PD_MISC_BUILD_ID_SIZE ? p[32] : 20;
+	rec->build_id.filename = (const char *)p + 36;
+	rec->build_id.filename_max = size - 36;
+}
+
 /* Fill @rec from the complete record at @p. 0 or -errno. */
 static int decode(struct pd_reader *r, const unsigned char *p, size_t size, struct pd_record *rec)
 {
@@ -733,15 +748,8 @@ static int decode(struct pd_reader *r, const unsigned char *p, size_t size, stru
 	case PD_REC_HEADER_ATTR:
 		return do_header_attr(r, p, size, rec);
 	case PD_REC_HEADER_BUILD_ID:
-		if (size < 36)
-			return 0;
-		rec->kind = PD_K_BUILD_ID;
-		rec->build_id.pid = (int32_t)rd32(p + 8);
-		rec->build_id.cpumode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
-		rec->build_id.build_id = p + 12;
-		rec->build_id.size = misc & PD_MISC_BUILD_ID_SIZE ? p[32] : 20;
-		rec->build_id.filename = (const char *)p + 36;
-		rec->build_id.filename_max = size - 36;
+		if (size >= 36)
+			fill_build_id(rec, p, size);
 		return 0;
 	case PD_REC_TRACING_DATA:
 		/* { header; u32 size; } then size bytes of tracing data
@@ -959,18 +967,12 @@ static int feat_next(struct pd_reader *r, struct pd_record *rec)
 		rec->in_feature = 1;
 		r->feat_pos += sz;
 		memset(&rec->sid, 0, sizeof(rec->sid));
-		rec->type = PD_REC_HEADER_BUILD_ID;
+		rec->type = PD_REC_HEADER_BUILD_ID;	/* entries carry type 0 */
 		rec->misc = rd16(e + 4);
 		rec->size = sz;
-		rec->kind = PD_K_BUILD_ID;
 		rec->bytes = e;
 		rec->payload = 0;
-		rec->build_id.pid = (int32_t)rd32(e + 8);
-		rec->build_id.cpumode = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-		rec->build_id.build_id = e + 12;
-		rec->build_id.size = rec->misc & PD_MISC_BUILD_ID_SIZE ? e[32] : 20;
-		rec->build_id.filename = (const char *)e + 36;
-		rec->build_id.filename_max = sz - 36u;
+		fill_build_id(rec, e, sz);
 		return 1;
 	}
 	return 0;
