@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "perfdata.h"
+#include "util.h"
 
 void perfdata_free(struct pd_result *res)
 {
@@ -111,13 +112,6 @@ int perfdata_write_addrs(const struct pd_result *res, int fd)
 	ret = w->err;
 	free(w);
 	return ret;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 /* Parse one non-comment line: "<hex> <addr>" with optional whitespace. */
@@ -226,16 +220,8 @@ int addrs_read(const char *path, struct pd_result *out, char *err, size_t errsz)
 			snprintf(err, errsz, "%s: read error", path);
 		goto fail;
 	}
-	for (i = 0; i < out->nr_dsos; i++) {
-		struct pd_dso *d = &out->dsos[i];
-		size_t j, o = 0;
-
-		qsort(d->addrs, d->nr_addrs, sizeof(*d->addrs), cmp_u64);
-		for (j = 0; j < d->nr_addrs; j++)
-			if (!o || d->addrs[o - 1] != d->addrs[j])
-				d->addrs[o++] = d->addrs[j];
-		d->nr_addrs = o;
-	}
+	for (i = 0; i < out->nr_dsos; i++)
+		out->dsos[i].nr_addrs = sl_sort_unique_u64(out->dsos[i].addrs, out->dsos[i].nr_addrs);
 	free(line);
 	fclose(f);
 	return 0;

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * perfdata.h - stream a file-mode perf.data and work out, per DSO, which
- * addresses perf 6.1 will look up symbols for.
+ * perfdata.h - stream a perf.data (file mode, or a saved pipe-mode stream)
+ * and work out, per DSO, which addresses perf 6.1 will look up symbols for.
  *
  * Format source: tools/perf/Documentation/perf.data-file-format.txt and
  * include/uapi/linux/perf_event.h (record layouts), tools/perf/util/header.c
- * (feature sections, HEADER_BUILD_ID), tools/perf/util/session.c (COMPRESSED).
+ * (feature sections, HEADER_BUILD_ID, pipe-mode HEADER_* records),
+ * tools/perf/util/session.c (COMPRESSED). The records come from the
+ * iterator in core/pd_record.h, threads and maps from core/pd_machine.h.
  *
  * Address space: the addresses stored are what perf passes to
  * map__find_symbol(): `ip - map.start + map.pgoff` (map.c map__map_ip), i.e.
@@ -52,7 +54,7 @@ struct pd_dso {
 /* Global reasons that make lazy mode unusable for the whole file. */
 enum pd_flags {
 	PD_F_DWARF_UNWIND = 1u << 0,   /* REGS_USER+STACK_USER: callchains need unwinding */
-	PD_F_PIPE         = 1u << 1,   /* pipe-mode data ("PERFILE2" stream) */
+	PD_F_PIPE         = 1u << 1,   /* not a regular file (a FIFO): never read */
 	PD_F_LBR_CALLSTACK= 1u << 2,   /* branch_sample_type CALL_STACK */
 	PD_F_FOREIGN_ENDIAN = 1u << 3,
 	PD_F_NO_SAMPLES   = 1u << 4,
@@ -73,14 +75,17 @@ struct pd_result {
 };
 
 /*
- * perfdata_read - read @path (file-mode perf.data) into @out.
+ * perfdata_read - read @path (a file-mode perf.data, a regular file holding
+ * a saved pipe-mode stream, `perf record -o - > file`, or a
+ * `perf record --threads` directory: DIR/data plus DIR/data.N) into @out.
  * @ops: libelf entry points, used only to read build-ids of DSOs that
  *       perf.data gives none for (opened read-only by path; may be NULL to skip).
  * Memory stays bounded: the file is streamed through a fixed window, COMPRESSED
  * records through one ZSTD_DStream; only the address sets grow.
  * Returns 0, or a negative errno: -ENOENT/-EACCES (open), -EINVAL (not a
  * perf.data file / corrupt header or records: *@err gets a one-line reason),
- * -ENOTSUP (pipe mode, foreign endian, unsupported attr layout).
+ * -ENOTSUP (not a regular file, foreign endian, unsupported attr layout,
+ * COMPRESSED records without libzstd.so.1).
  * On error @out is left empty (nothing to free), except that for -ENOTSUP
  * out->flags says why (PD_F_PIPE / PD_F_FOREIGN_ENDIAN).
  * Implementation notes (core/perfdata.c): records are not time-ordered;
@@ -90,6 +95,15 @@ struct pd_result {
  */
 int perfdata_read(const char *path, const struct elf_ops *ops, struct pd_result *out,
 		  char *err, size_t errsz);
+
+/*
+ * perfdata_input_ok - may perfdata_read() be given @path? 1 for a regular
+ * file (perf.data or a saved pipe-mode stream; its content is judged by
+ * perfdata_read) and for a `perf record --threads` directory whose "data"
+ * file starts with a file-mode header; 0 otherwise (FIFOs, devices, other
+ * directories, missing paths). Reads at most 16 bytes; errno preserved.
+ */
+int perfdata_input_ok(const char *path);
 
 /* Free everything perfdata_read allocated. Safe on a zeroed struct. */
 void perfdata_free(struct pd_result *res);

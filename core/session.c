@@ -91,7 +91,7 @@ static int lazy_target(struct sl_session *s, char *input, size_t n, struct sl_wh
 	r = 0;
 	if (inv.default_input && fstat(0, &st) == 0 && S_ISFIFO(st.st_mode))
 		sl_why_set(why, SL_R_PIPE_INPUT, NULL);
-	else if (stat(inv.input, &st) < 0 || !S_ISREG(st.st_mode))
+	else if (!perfdata_input_ok(inv.input))   /* a file, or a perf record --threads directory */
 		sl_why_set(why, SL_R_NOT_REGULAR, "%s", inv.input);
 	else if ((size_t)snprintf(input, n, "%s", inv.input) >= n)
 		sl_why_set(why, SL_R_NOT_REGULAR, "%s", inv.input);

@@ -4,11 +4,11 @@
  *
  *   symlazy-addrs [-i perf.data] [-o FILE] [--stats]
  *
- * Reads a file-mode perf.data (core/perfdata.c) and writes the
+ * Reads a perf.data file or saved pipe-mode stream (core/perfdata.c) and writes the
  * SYMLAZY_ADDRS list ("<build-id-hex> <file-offset-hex>" lines, '#' comments)
  * to FILE or stdout. --stats prints per-DSO counts and global flags instead
  * (or, with -o, in addition, on stdout).
- * Exit: 0 ok, 1 error, 2 unsupported input (pipe mode, foreign endian).
+ * Exit: 0 ok, 1 error, 2 unsupported input (not a regular file, e.g. a FIFO; foreign endian).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,16 +1,25 @@
 #!/bin/sh
-# perfdata.sh - symlazy-addrs against real perf.data files.
+# perfdata.sh - symlazy-addrs and lazy mode against real perf.data files.
 #
 # Records a small forking C program with `perf record -g` (plain and -z
-# compressed), runs build/bin/symlazy-addrs, and checks that every address
-# perf itself resolves for a user DSO is in the set for that DSO's build-id.
-# In perf 6.1, `perf script` callchain lines print the map-relative file
-# offset for user DSOs (notes §6), i.e. the same space as the address sets.
-# Also checks the DWARF flag for --call-graph dwarf.
+# compressed, system-wide, a saved pipe-mode stream `-o - > file`, and a
+# `--threads` directory), runs build/bin/symlazy-addrs, and checks that every
+# address perf itself resolves for a user DSO is in the set for that DSO's
+# build-id. In perf 6.1, `perf script` callchain lines print the
+# map-relative file offset for user DSOs (notes §6), i.e. the same space as
+# the address sets. Also checks the DWARF flag for --call-graph dwarf.
+# The pipe-mode file and the --threads directory then go through
+# `perf script` and `perf report --stdio` with and without
+# build/libsymlazy.so: output byte-identical to stock, lazy mode on and
+# every scanned DSO lazy (SYMLAZY_STATS).
 # Prints PASS:/FAIL:/SKIP: lines; exits non-zero on failure.
 cd "$(dirname "$0")/../.." || exit 1
-ROOT=$(pwd)
+ROOT=${SYMLAZY_ROOT:-$(pwd)}
 TOOL=$ROOT/build/bin/symlazy-addrs
+SO=$ROOT/build/libsymlazy.so
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+unset SYMLAZY_MMAP SYMLAZY_MAX_BYTES SYMLAZY_LAZY SYMLAZY_HIDE_ALL SYMLAZY_STATS SYMLAZY_DISABLE SYMLAZY_ADDRS SYMLAZY_CACHE_DIR
 fails=0
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -53,11 +62,17 @@ if ! cc -O1 -fno-omit-frame-pointer -o "$T/prog" "$T/prog.c" 2>"$T/cc.err"; then
 	skip "perfdata: cannot compile test program"; cat "$T/cc.err"; exit 0
 fi
 
-# check NAME RECORD-OPTIONS...
+# check NAME RECORD-OPTIONS... (PIPE=1: record a pipe-mode stream, `-o -`,
+# into the file)
 check() {
 	name=$1; shift
 	data=$T/$name.data
-	if ! perf record -q -o "$data" "$@" -- ${WORKLOAD:-"$T/prog" 6000} >"$T/$name.rec" 2>&1; then
+	if [ "${PIPE:-0}" = 1 ]; then
+		perf record -q -o - "$@" -- ${WORKLOAD:-"$T/prog" 6000} >"$data" 2>"$T/$name.rec"
+	else
+		perf record -q -o "$data" "$@" -- ${WORKLOAD:-"$T/prog" 6000} >"$T/$name.rec" 2>&1
+	fi
+	if [ $? -ne 0 ]; then
 		skip "$name: perf record failed ($(tail -1 "$T/$name.rec"))"
 		return
 	fi
@@ -133,13 +148,61 @@ else
 	skip "dwarf: perf record --call-graph dwarf failed"
 fi
 
-# Pipe mode is refused with -ENOTSUP (exit 2).
-if perf record -q -o - -- "$T/prog" 200 >"$T/pipe.data" 2>/dev/null; then
-	"$TOOL" -i "$T/pipe.data" -o /dev/null 2>/dev/null
-	rc=$?
-	if [ "$rc" -eq 2 ]; then pass "pipe: refused as unsupported"; else fail "pipe: exit $rc, want 2"; fi
+# Saved pipe-mode streams (plain and -z) and --threads directories (the
+# header in DIR/data, the records in DIR/data.N, HEADER_DIR_FORMAT).
+PIPE=1 check pipe -g
+PIPE=1 check pipe-compressed -z -g
+check threads -g --threads
+check threads-compressed -z -g --threads
+
+# lazy NAME INPUT: perf script and perf report --stdio on INPUT, stock and
+# with the shim (lazy mode at its default): same stdout (perf report's
+# random "# (Tip: ...)" line aside), stderr and exit code; stats say lazy
+# on, and every DSO perf scanned was served lazily.
+lazy() {
+	name=$1 in=$2
+	if [ ! -e "$in" ]; then
+		skip "lazy-$name: no recording"
+		return
+	fi
+	for sub in script report; do
+		n=lazy-$name-$sub
+		if [ $sub = script ]; then set -- script -i "$in"; else set -- report --stdio -i "$in"; fi
+		perf "$@" >"$T/$n.stock" 2>"$T/$n.stock.err"
+		rs=$?
+		env LD_PRELOAD="$SO" SYMLAZY_STATS="$T/$n.json" perf "$@" >"$T/$n.shim" 2>"$T/$n.shim.err"
+		rz=$?
+		grep -v '^# (Tip: ' "$T/$n.stock" >"$T/$n.a"
+		grep -v '^# (Tip: ' "$T/$n.shim" >"$T/$n.b"
+		st=$("$PY" -c 'import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except Exception:
+    print("no-stats"); sys.exit()
+modes = sorted({x["mode"] for x in d["dsos"]})
+print("lazy=%s dsos=%d modes=%s addrs=%d reason=%s" % (d["lazy"], len(d["dsos"]),
+      ",".join(modes) or "none", d["addrs"], d.get("lazy_reason", "").replace(" ", "_") or "-"))' "$T/$n.json")
+		if ! cmp -s "$T/$n.a" "$T/$n.b"; then
+			fail "$n: output differs from stock ($(diff "$T/$n.a" "$T/$n.b" | grep -c '^>') lines; $st)"
+			diff "$T/$n.a" "$T/$n.b" | head -4
+		elif [ "$rs" != "$rz" ] || ! cmp -s "$T/$n.stock.err" "$T/$n.shim.err"; then
+			fail "$n: exit $rz / stderr differ from stock (exit $rs): $(head -2 "$T/$n.shim.err" | tr '\n' ' ')"
+		else
+			case $st in
+			"lazy=on dsos=0 "*) fail "$n: identical, but the shim scanned no DSO ($st)" ;;
+			"lazy=on "*"modes=lazy "*) pass "$n: $(wc -l <"$T/$n.a") lines identical to stock, $st" ;;
+			*) fail "$n: identical output, but not lazy: $st" ;;
+			esac
+		fi
+	done
+}
+if [ -f "$SO" ]; then
+	lazy pipe "$T/pipe.data"
+	lazy pipe-compressed "$T/pipe-compressed.data"
+	lazy threads "$T/threads.data"
+	lazy threads-compressed "$T/threads-compressed.data"
 else
-	skip "pipe: perf record -o - failed"
+	fail "lazy: $SO missing (run make)"
 fi
 
 [ "$fails" -eq 0 ]

@@ -13,7 +13,12 @@
 # processes with tids intact; feature-table offsets/sizes past EOF or pointing into
 # the data; all feature bits set; huge callchain nr; an unterminated MMAP2
 # file name; corrupt COMPRESSED payloads; seeded random bytes in the data;
-# bad magic, pipe-mode and foreign-endian headers.
+# bad magic, pipe-mode and foreign-endian headers. Also a saved pipe-mode
+# stream (`-o - > file`) and a `--threads` directory (DIR/data + data.N):
+# cuts, record sizes 0/4/0xffff, retyped records (also as HEADER_ATTR,
+# HEADER_BUILD_ID and COMPRESSED), broken HEADER_ATTR sizes, huge callchain
+# nr, byte flips; for the directory also a DIR_FORMAT of version 2, a
+# data.N that is a directory, an empty one and an extra garbage data.N.
 # Modes: shim default (lazy auto) and SYMLAZY_LAZY=on. Timeout 3 s per run
 # (runs take < 0.5 s; stock perf 6.1 itself hangs on a data section that ends
 # inside a record). Where stock perf crashes or hangs, the shim run must crash
@@ -68,6 +73,10 @@ if ! perf record -q -g -c 400000 -e cpu-clock:u -o "$T/fp.data" -- "$T/w" 2000 >
 fi
 perf record -q -z -g -c 400000 -e cpu-clock:u -o "$T/z.data" -- "$T/w" 2000 >/dev/null 2>&1 ||
 	skip "robust_perfdata: perf record -z failed (no zstd?)"
+perf record -q -g -c 400000 -e cpu-clock:u -o - -- "$T/w" 2000 >"$T/pipe.data" 2>/dev/null ||
+	{ rm -f "$T/pipe.data"; skip "robust_perfdata: perf record -o - failed"; }
+perf record -q -g -c 400000 -e cpu-clock:u --threads -o "$T/thr.data" -- "$T/w" 2000 >/dev/null 2>&1 ||
+	{ rm -rf "$T/thr.data"; skip "robust_perfdata: perf record --threads failed"; }
 
 cat >"$T/corrupt.py" <<'EOF'
 # corrupt.py IN PREFIX OUTDIR [data]: write corrupt variants of perf.data IN
@@ -253,6 +262,98 @@ for s in range(5):
     put("flip-%d" % s, bytes(x))
 print(" ".join(made))
 EOF
+cat >"$T/corrupt_stream.py" <<'EOF'
+# corrupt_stream.py pipe|dir SRC PREFIX OUTDIR: variants of a saved pipe-mode
+# stream (records from offset 16 to the end) or of a --threads directory
+# (records of the largest DIR/data.N; DIR/data's DIR_FORMAT feature).
+import os, random, shutil, struct, sys
+kind, src, prefix, out = sys.argv[1:5]
+made = []
+
+def records(b, p):
+    r = []
+    while p + 8 <= len(b):
+        t, misc, sz = struct.unpack_from("<IHH", b, p)
+        if sz < 8:
+            break
+        r.append((p, t, misc, sz))
+        p += sz + (struct.unpack_from("<I", b, p + 8)[0] if t == 66 and sz >= 12 else 0)
+    return r
+
+def stream_variants(b, start):
+    recs = records(b, start)
+    v = [("cut-mid-record", b[:recs[len(recs) // 2][0] + 5]), ("cut-last-byte", b[:-1])]
+    for name, size in (("rec-size-0", 0), ("rec-size-4", 4), ("rec-size-ffff", 0xFFFF)):
+        x = bytearray(b)
+        struct.pack_into("<H", x, recs[len(recs) // 3][0] + 6, size)
+        v.append((name, bytes(x)))
+    for name, t in (("type-200", 200), ("type-0", 0), ("type-64", 64), ("type-81", 81), ("type-67", 67)):
+        x = bytearray(b)
+        for p, _, _, _ in recs[2::5]:
+            struct.pack_into("<I", x, p, t)
+        v.append((name, bytes(x)))
+    x = bytearray(b)
+    for p, t, _, sz in recs:
+        if t == 9 and sz >= 48:
+            struct.pack_into("<Q", x, p + 40, 1 << 40)
+    v.append(("sample-nr-huge", bytes(x)))
+    rnd = random.Random(3)
+    for s in range(3):
+        x = bytearray(b)
+        for _ in range(12):
+            k = rnd.randrange(start, len(b))
+            x[k] = rnd.randrange(256)
+        v.append(("flip-%d" % s, bytes(x)))
+    return v, recs
+
+if kind == "pipe":
+    b = open(src, "rb").read()
+    v, recs = stream_variants(b, 16)
+    attrs = [r for r in recs if r[1] == 64]
+    for name, asz in (("attr-size-0", 0), ("attr-size-4096", 4096), ("attr-size-72", 72)):
+        if attrs:
+            x = bytearray(b)
+            struct.pack_into("<I", x, attrs[0][0] + 12, asz)
+            v.append((name, bytes(x)))
+    if attrs:   # no HEADER_ATTR: samples come before any attr
+        x = bytearray(b)
+        struct.pack_into("<I", x, attrs[0][0], 200)
+        v.append(("attr-retyped", bytes(x)))
+    for name, data in v:
+        open(os.path.join(out, prefix + name), "wb").write(data)
+        made.append(name)
+else:
+    files = sorted((f for f in os.listdir(src) if f.startswith("data.")),
+                   key=lambda f: os.path.getsize(os.path.join(src, f)))
+    big = files[-1]
+    b = open(os.path.join(src, big), "rb").read()
+    v, _ = stream_variants(b, 0)
+
+    def copy(name):
+        d = os.path.join(out, prefix + name)
+        shutil.copytree(src, d)
+        made.append(name)
+        return d
+    for name, data in v:
+        open(os.path.join(copy(name), big), "wb").write(data)
+    h = open(os.path.join(src, "data"), "rb").read()
+    d_off, d_size = struct.unpack_from("<QQ", h, 40)
+    feat = struct.unpack_from("<4Q", h, 72)
+    if feat[0] >> 24 & 1:
+        idx = sum(1 for bit in range(24) if feat[bit // 64] >> (bit % 64) & 1)
+        o, = struct.unpack_from("<Q", h, d_off + d_size + 16 * idx)
+        x = bytearray(h)
+        struct.pack_into("<Q", x, o, 2)
+        open(os.path.join(copy("dir-version-2"), "data"), "wb").write(x)
+    d = copy("data-n-is-dir")
+    os.remove(os.path.join(d, big))
+    os.mkdir(os.path.join(d, big))
+    d = copy("data-n-empty")
+    open(os.path.join(d, big), "wb").close()
+    d = copy("extra-garbage")
+    open(os.path.join(d, "data.99"), "wb").write(bytes(random.Random(4).randrange(256) for _ in range(4000)))
+print(" ".join(made))
+EOF
 mkdir -p "$T/v"
 for base in fp z; do
 	[ -f "$T/$base.data" ] || continue
@@ -262,9 +363,17 @@ for base in fp z; do
 		fail "corrupt.py $base"
 	cp "$T/$base.data" "$T/v/$base-valid"
 done
+if [ -f "$T/pipe.data" ]; then
+	"$PY" "$T/corrupt_stream.py" pipe "$T/pipe.data" pipe- "$T/v" >/dev/null || fail "corrupt_stream.py pipe"
+	cp "$T/pipe.data" "$T/v/pipe-valid"
+fi
+if [ -d "$T/thr.data" ]; then
+	"$PY" "$T/corrupt_stream.py" dir "$T/thr.data" thr- "$T/v" >/dev/null || fail "corrupt_stream.py dir"
+	cp -r "$T/thr.data" "$T/v/thr-valid"
+fi
 ls "$T/v" >"$T/all"
 n=$(grep -c . "$T/all")
-echo "inputs: $n perf.data variants"
+echo "inputs: $n perf.data variants (files, pipe-mode streams, --threads directories)"
 
 # dead RC: killed by a signal or by timeout
 dead() { [ "$1" -eq 124 ] || { [ "$1" -gt 128 ] && [ "$1" -lt 192 ]; }; }
@@ -318,8 +427,8 @@ diffsig=$(awk '$1 == "ok" && $5 == "both-died" && $3 != $6 {print $2 " (stock " 
 echo "symlazy: lines seen (one per run at most), e.g.:"
 awk '$1 == "ok" && $4 > 0 && $5 != "both-died"' "$T/res" | cut -d' ' -f5- | sed 's/pre-read [^ ]* /pre-read FILE /' | sort | uniq -c | sort -rn | head -5
 # the shim really pre-read perf.data (lazy on) for the intact recordings
-for base in fp z; do
-	[ -f "$T/v/$base-valid" ] || continue
+for base in fp z pipe thr; do
+	[ -e "$T/v/$base-valid" ] || continue
 	LD_PRELOAD="$SO" SYMLAZY_STATS="$T/$base.json" perf script -i "$T/v/$base-valid" >/dev/null 2>&1
 	if grep -q '"lazy":"on"' "$T/$base.json" 2>/dev/null; then
 		pass "robust-perfdata: the shim reads the intact $base recording in lazy mode ($(grep -o '"addr_dsos":[0-9]*,"addrs":[0-9]*' "$T/$base.json"))"
