@@ -128,20 +128,35 @@ struct dso_key {
 	const char *path;
 	const unsigned char *id;
 	unsigned size;
+	const struct pd_file_ino *ino;
 };
 
-static uint64_t dso_key_hash(const char *path, const unsigned char *id, unsigned size)
+static const struct pd_file_ino no_ino;
+
+static uint64_t dso_key_hash(const char *path, const unsigned char *id, unsigned size,
+			     const struct pd_file_ino *ino)
 {
 	uint64_t h = sl_fnv1a(SL_FNV_OFFSET, path, strlen(path) + 1);
 
-	return sl_mix64(sl_fnv1a(h, id, size));
+	h = sl_fnv1a(h, id, size);
+	if (ino && ino->valid)
+		h = sl_fnv1a_u64(sl_fnv1a_u64(h, ino->ino), ((uint64_t)ino->maj << 32) | ino->min);
+	return sl_mix64(h);
+}
+
+static int ino_eq(const struct pd_machine_dso *d, const struct pd_file_ino *k)
+{
+	if (!k)
+		k = &no_ino;
+	return d->ino.valid == k->valid &&
+	       (!k->valid || (d->ino.ino == k->ino && d->ino.maj == k->maj && d->ino.min == k->min));
 }
 
 static uint64_t dso_hash(const void *ctx, uint32_t idx)
 {
 	const struct pd_machine_dso *d = &((const struct pd_machine *)ctx)->dsos[idx];
 
-	return dso_key_hash(d->path, d->build_id, d->build_id_size);
+	return dso_key_hash(d->path, d->build_id, d->build_id_size, &d->ino);
 }
 
 static int dso_eq(const void *ctx, uint32_t idx, const void *key)
@@ -150,14 +165,14 @@ static int dso_eq(const void *ctx, uint32_t idx, const void *key)
 	const struct pd_machine_dso *d = &((const struct pd_machine *)ctx)->dsos[idx];
 
 	return d->build_id_size == k->size && !memcmp(d->build_id, k->id, k->size) &&
-	       !strcmp(d->path, k->path);
+	       ino_eq(d, k->ino) && !strcmp(d->path, k->path);
 }
 
 long pd_machine_dso(struct pd_machine *m, const char *path, const unsigned char *id,
-		    unsigned size)
+		    unsigned size, const struct pd_file_ino *ino)
 {
-	struct dso_key k = { path, id, size };
-	uint64_t h = dso_key_hash(path, id, size);
+	struct dso_key k = { path, id, size, ino };
+	uint64_t h = dso_key_hash(path, id, size, ino);
 	struct pd_machine_dso *d;
 	uint32_t i = pd_htab_get(&m->dso_tab, h, dso_eq, m, &k);
 
@@ -172,6 +187,8 @@ long pd_machine_dso(struct pd_machine *m, const char *path, const unsigned char 
 		return -ENOMEM;
 	memcpy(d->build_id, id, size);
 	d->build_id_size = size;
+	if (ino)
+		d->ino = *ino;
 	if (pd_htab_add(&m->dso_tab, h, (uint32_t)m->nr_dsos, dso_hash, m) < 0) {
 		free(d->path);
 		return -ENOMEM;

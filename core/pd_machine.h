@@ -22,7 +22,7 @@
  * nor damaged pid fields can make the set miss a lookup perf does. In an
  * intact recording a class is one process. Exec and exit never remove maps.
  *
- * DSOs are interned by (path, embedded MMAP2 build-id); maps refer to them
+ * DSOs are interned by (path, embedded MMAP2 build-id, MMAP2 device/inode); maps refer to them
  * by index. Memory grows with threads, maps and DSOs only.
  */
 #ifndef SYMLAZY_PD_MACHINE_H
@@ -54,10 +54,18 @@ struct pd_thread {		/* a perf thread (util/thread.h), keyed by tid */
 	uint32_t next_member;	/* next thread of the same class (after prepare) */
 };
 
+/* The device and inode an MMAP2 record (without build-id) names. */
+struct pd_file_ino {
+	uint32_t maj, min;
+	uint64_t ino;
+	int valid;
+};
+
 struct pd_machine_dso {
 	char *path;
 	unsigned char build_id[PD_MACHINE_BUILD_ID_MAX];
 	unsigned build_id_size;	/* embedded (MMAP2) build-id, 0 = none */
+	struct pd_file_ino ino;	/* MMAP2 maj/min/ino, valid = 0 for MMAP */
 };
 
 struct pd_machine {
@@ -93,9 +101,11 @@ struct pd_thread *pd_machine_thread(struct pd_machine *m, int32_t pid, int32_t t
 struct pd_thread *pd_machine_find(struct pd_machine *m, int32_t tid);
 
 /* pd_machine_dso - index of the DSO (@path, @id of @size <= 20 bytes; size
- * 0 = no embedded build-id), interned on first use. -ENOMEM on failure. */
+ * 0 = no embedded build-id; @ino: the MMAP2 device/inode, NULL or !valid
+ * for MMAP), interned on first use: one path mapped from two inodes (a
+ * binary replaced during the recording) is two DSOs. -ENOMEM on failure. */
 long pd_machine_dso(struct pd_machine *m, const char *path, const unsigned char *id,
-		    unsigned size);
+		    unsigned size, const struct pd_file_ino *ino);
 
 /*
  * pd_machine_mmap - MMAP/MMAP2 of [start, start+len) at file offset @pgoff

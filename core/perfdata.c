@@ -264,7 +264,14 @@ static int do_mmap(struct col *c, uint16_t misc, const struct pd_mmap *mm)
 	}
 	data = mm->is_mmap2 ? !(mm->prot & PROT_EXEC) && (misc & PERF_RECORD_MISC_MMAP_DATA)
 			    : !!(misc & PERF_RECORD_MISC_MMAP_DATA);
-	d = pd_machine_dso(&c->m, path, bid, bid_size);
+	{
+		/* MMAP2 without build-id names the file by device and inode
+		 * (include/uapi/linux/perf_event.h); 0/0/0 means unknown */
+		struct pd_file_ino ino = { mm->maj, mm->min, mm->ino,
+					   mm->is_mmap2 && !mm->build_id && (mm->ino || mm->maj || mm->min) };
+
+		d = pd_machine_dso(&c->m, path, bid, bid_size, &ino);
+	}
 	if (d < 0)
 		return (int)d;
 	if ((size_t)d >= c->alloc_addrs) {
@@ -520,6 +527,10 @@ static int build_result(struct col *c, const struct elf_ops *ops)
 		}
 		o->path = d->path;
 		d->path = NULL;
+		o->maj = d->ino.maj;
+		o->min = d->ino.min;
+		o->ino = d->ino.ino;
+		o->have_ino = d->ino.valid;
 		o->addrs = a->v;
 		o->nr_addrs = a->n;
 		o->alloc_addrs = a->alloc;
