@@ -33,11 +33,13 @@ int cli_getopt(const char *sub, int argc, char **argv, const char *shortopts,
 	if (c == ':' || c == '?') {
 		const char *arg = optind > 0 && optind - 1 < argc ? argv[optind - 1] : "?";
 
-		if (c == ':' && optopt)
+		int is_long = arg[0] == '-' && arg[1] == '-';
+
+		if (c == ':' && !is_long)
 			cli_err(sub, "option -%c needs an argument (see symlazy %s --help)", optopt, sub);
 		else if (c == ':')
 			cli_err(sub, "option %s needs an argument (see symlazy %s --help)", arg, sub);
-		else if (optopt)
+		else if (optopt && !is_long)
 			cli_err(sub, "unknown option -%c (see symlazy %s --help)", optopt, sub);
 		else
 			cli_err(sub, "unknown option %s (see symlazy %s --help)", arg, sub);
@@ -172,6 +174,29 @@ const char *cli_dso_name(const char *path, char *buf, size_t n)
 			return buf;
 		}
 	}
+	/* /usr/lib/debug/.build-id/xx/yyyy.debug: the name the build-id cache
+	 * link ~/.debug/.build-id/xx/yyyy -> ../../<path>/<build-id> gives */
+	end = strstr(path, "/.build-id/");
+	if (end && strlen(base) > 6 && !strcmp(base + strlen(base) - 6, ".debug")) {
+		const char *home = getenv("HOME");
+		char link[PATH_MAX], target[PATH_MAX];
+		ssize_t k;
+
+		if (home && cli_path(link, "%s/.debug/.build-id/%.2s/%.*s", home, base - 3, (int)strlen(base) - 6,
+				     base) == 0 && (k = readlink(link, target, sizeof(target) - 1)) > 0) {
+			char *b;
+
+			target[k] = '\0';
+			if ((b = strrchr(target, '/')) != NULL) {
+				*b = '\0';
+				b = strrchr(target, '/');
+				snprintf(buf, n, "%s (debug)", b ? b + 1 : target);
+				return buf;
+			}
+		}
+		snprintf(buf, n, "%.8s... (debug)", base);
+		return buf;
+	}
 	snprintf(buf, n, "%s", base);
 	return buf;
 }
@@ -207,14 +232,14 @@ void cli_stats_table(FILE *f, const struct sl_stats_doc *d, size_t max_rows, int
 		qsort(rows, n, sizeof(*rows), by_scanned_desc);
 		shown = max_rows;
 	}
-	fprintf(f, "%-34s %-9s %-6s %-11s %21s %11s\n", "DSO", "build-id", "table", "mode", "kept/scanned", "bytes");
+	fprintf(f, "%-30s %-8s  %-6s %-11s %17s %10s\n", "DSO", "build-id", "table", "mode", "kept/scanned", "bytes");
 	for (i = 0; i < shown; i++) {
 		const struct sl_stats_dso *x = rows[i];
 
 		cli_dso_name(x->path, name, sizeof(name));
 		snprintf(kept, sizeof(kept), "%llu/%llu", (unsigned long long)x->c.passed,
 			 (unsigned long long)x->c.scanned);
-		fprintf(f, "%-34.34s %-9.8s %-6s %-11s %21s %11llu\n", name, x->build_id[0] ? x->build_id : "-",
+		fprintf(f, "%-30.30s %-8.8s  %-6s %-11s %17s %10llu\n", name, x->build_id[0] ? x->build_id : "-",
 			x->table, x->mode, kept, (unsigned long long)x->c.bytes);
 		if (reasons && x->reason[0])
 			fprintf(f, "    %s\n", x->reason);
@@ -223,7 +248,7 @@ void cli_stats_table(FILE *f, const struct sl_stats_doc *d, size_t max_rows, int
 		fprintf(f, "... %zu more scans\n", n - shown);
 	snprintf(kept, sizeof(kept), "%llu/%llu", (unsigned long long)d->totals.passed,
 		 (unsigned long long)d->totals.scanned);
-	fprintf(f, "%-34s %-9s %-6s %-11s %21s %11llu\n", "total", "", "", "", kept,
+	fprintf(f, "%-30s %-8s  %-6s %-11s %17s %10llu\n", "total", "", "", "", kept,
 		(unsigned long long)d->totals.bytes);
 	if (d->budget_bytes)
 		fprintf(f, "budget %llu bytes: charged %llu, refused %llu\n", (unsigned long long)d->budget_bytes,

@@ -209,18 +209,18 @@ int cmd_lookup(int argc, char **argv)
 		}
 		if (!json) {
 			if (s->found)
-				printf("%#llx %s+%#llx\n", (unsigned long long)s->addr, name,
+				printf("0x%llx %s+0x%llx\n", (unsigned long long)s->addr, name,
 				       (unsigned long long)s->offset);
 			else
-				printf("%#llx [unknown]\n", (unsigned long long)s->addr);
+				printf("0x%llx [unknown]\n", (unsigned long long)s->addr);
 			continue;
 		}
-		printf("%s\n {\"addr\":\"%#llx\",\"found\":%s", i ? "," : "", (unsigned long long)s->addr,
+		printf("%s\n {\"addr\":\"0x%llx\",\"found\":%s", i ? "," : "", (unsigned long long)s->addr,
 		       s->found ? "true" : "false");
 		if (s->found) {
 			printf(",\"name\":");
 			stats_json_str(stdout, name);
-			printf(",\"start\":\"%#llx\",\"offset\":\"%#llx\",\"table\":\"%s\",\"index\":%u",
+			printf(",\"start\":\"0x%llx\",\"offset\":\"0x%llx\",\"table\":\"%s\",\"index\":%u",
 			       (unsigned long long)s->start, (unsigned long long)s->offset, table_name(s->table),
 			       s->index);
 		}
