@@ -71,7 +71,7 @@ static void usage(FILE *f)
 #define MAX_NEEDED 64
 
 struct elfinfo {
-	int ok, is_elf, dynamic, type, machine, klass;
+	int ok, is_elf, dynamic, interp, type, machine, klass;
 	char *needed[MAX_NEEDED];
 	int nneeded;
 	char runpath[PATH_MAX];
@@ -114,6 +114,8 @@ static int read_elfinfo(const char *path, struct elfinfo *e)
 
 			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_DYNAMIC)
 				e->dynamic = 1;
+			else if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_INTERP)
+				e->interp = 1;
 		}
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
 		GElf_Shdr sh;
@@ -167,19 +169,20 @@ static void check_shim(struct dr *d)
 	char lib[PATH_MAX];
 	const char *how;
 	struct elfinfo e, self;
-	int bad = 0;
+	int bad = 0, r;
 
 	if (cli_find_lib(lib, sizeof(lib), &how) < 0) {
 		line(d, "fail", "shim", "libsymlazy.so not found (last tried %s, via %s); set SYMLAZY_LIB", lib, how);
 		return;
 	}
-	if (read_elfinfo(lib, &e) < 0 || !e.ok) {
-		line(d, "fail", "shim", "%s: cannot read: %s", lib, strerror(errno));
+	if ((r = read_elfinfo(lib, &e)) < 0) {
+		line(d, "fail", "shim", "%s: cannot read: %s", lib, strerror(-r));
 		return;
 	}
 	read_elfinfo("/proc/self/exe", &self);
-	if (!e.is_elf || e.type != ET_DYN) {
-		line(d, "fail", "shim", "%s is not an ELF shared object", lib);
+	if (!e.is_elf || e.type != ET_DYN || e.interp) {
+		line(d, "fail", "shim", "%s is not an ELF shared object%s", lib,
+		     e.interp ? " (it has PT_INTERP: an executable)" : "");
 		elfinfo_free(&e);
 		elfinfo_free(&self);
 		return;

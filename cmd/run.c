@@ -148,7 +148,7 @@ int cmd_run(int argc, char **argv)
 	};
 	const char *budget = NULL, *stats_file = NULL, *summary_file = NULL, *lazy = NULL, *how;
 	char lib[PATH_MAX], stats_path[PATH_MAX], path[64], buf[4096], *preload;
-	int c, all_rows = 0, fd = -1, status = 0, code, sfd;
+	int c, all_rows = 0, fd = -1, status = 0, code, sfd, ep[2];
 	long peak = -1;
 	uint64_t bytes;
 	struct sigaction sa, old_term, old_hup, old_int, old_quit;
@@ -208,6 +208,11 @@ int cmd_run(int argc, char **argv)
 		cli_err(SUB, "out of memory");
 		return CLI_FAIL;
 	}
+	/* a close-on-exec pipe tells an exec failure (errno) from CMD's own exit */
+	if (pipe2(ep, O_CLOEXEC) < 0) {
+		cli_err(SUB, "pipe: %s", strerror(errno));
+		return CLI_FAIL;
+	}
 	fflush(NULL);
 	t0 = now_s();
 	pid = fork();
@@ -216,6 +221,9 @@ int cmd_run(int argc, char **argv)
 		return CLI_FAIL;
 	}
 	if (pid == 0) {
+		int e;
+
+		close(ep[0]);
 		setenv("LD_PRELOAD", preload, 1);
 		setenv("SYMLAZY_STATS", stats_path, 1);
 		if (budget)
@@ -223,11 +231,14 @@ int cmd_run(int argc, char **argv)
 		if (lazy)
 			setenv("SYMLAZY_LAZY", lazy, 1);
 		execvp(argv[optind], argv + optind);
-		code = errno == ENOENT ? 127 : 126;
-		cli_err(SUB, "%s: %s", argv[optind], strerror(errno));
-		_exit(code);
+		e = errno;
+		cli_err(SUB, "%s: %s", argv[optind], strerror(e));
+		if (write(ep[1], &e, sizeof(e)) < 0)
+			_exit(126);
+		_exit(e == ENOENT ? 127 : 126);
 	}
 	free(preload);
+	close(ep[1]);
 	child_pid = pid;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = forward;
@@ -269,6 +280,22 @@ int cmd_run(int argc, char **argv)
 	sigaction(SIGHUP, &old_hup, NULL);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
+	{
+		int e;
+		ssize_t k;
+
+		do
+			k = read(ep[0], &e, sizeof(e));
+		while (k < 0 && errno == EINTR);
+		close(ep[0]);
+		if (k == (ssize_t)sizeof(e)) {      /* CMD never ran: no summary */
+			if (out != stderr)
+				fclose(out);
+			if (!stats_file)
+				unlink(stats_path);
+			return e == ENOENT ? 127 : 126;
+		}
+	}
 	if (WIFEXITED(status))
 		code = WEXITSTATUS(status);
 	else if (WIFSIGNALED(status))
