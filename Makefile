@@ -81,12 +81,16 @@ demo: deps
 bench: all
 	@sh scripts/bench.sh
 
-install: $(SO) $(TOOL_BIN) $(CMD_BIN)
+# $(PREFIX)/bin/symlazy finds $(PREFIX)/lib/libsymlazy.so as ../lib/ (symlazy run).
+install: $(SO) $(CMD_BIN)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/doc/symlazy
 	install -m 0644 $(SO) $(DESTDIR)$(PREFIX)/lib/libsymlazy.so
 	install -m 0644 README.md LICENSE $(DESTDIR)$(PREFIX)/share/doc/symlazy/
 	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 0755 $(B)/bin/symlazy-addrs $(DESTDIR)$(PREFIX)/bin/
+	install -m 0755 $(CMD_BIN) $(DESTDIR)$(PREFIX)/bin/symlazy
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man7
+	install -m 0644 doc/symlazy.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 doc/libsymlazy.7 $(DESTDIR)$(PREFIX)/share/man/man7/
 
 clean:
 	rm -rf $(B)

@@ -106,10 +106,9 @@ int cmd_addrs(int argc, char **argv)
 	rc = perfdata_read(in, elfops_direct(), &res, err, sizeof(err));
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (rc < 0) {
-		if (rc == -ENOTSUP)
-			cli_err(SUB, "%s: unsupported perf.data (%s%s)", in, err[0] ? err : strerror(-rc),
-				res.flags & PD_F_PIPE ? ": pipe mode" : res.flags & PD_F_FOREIGN_ENDIAN ?
-				": foreign endian" : "");
+		/* the reader's message names the file already */
+		if (err[0] && strstr(err, in))
+			cli_err(SUB, "%s%s", err, rc == -ENOTSUP && !strstr(err, "support") ? " (unsupported)" : "");
 		else
 			cli_err(SUB, "%s: %s", in, err[0] ? err : strerror(-rc));
 		return CLI_FAIL;

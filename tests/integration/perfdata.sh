@@ -1,8 +1,8 @@
 #!/bin/sh
-# perfdata.sh - symlazy-addrs against real perf.data files.
+# perfdata.sh - `symlazy addrs` against real perf.data files.
 #
 # Records a small forking C program with `perf record -g` (plain and -z
-# compressed), runs build/bin/symlazy-addrs, and checks that every address
+# compressed), runs `build/bin/symlazy addrs`, and checks that every address
 # perf itself resolves for a user DSO is in the set for that DSO's build-id.
 # In perf 6.1, `perf script` callchain lines print the map-relative file
 # offset for user DSOs (notes §6), i.e. the same space as the address sets.
@@ -10,14 +10,14 @@
 # Prints PASS:/FAIL:/SKIP: lines; exits non-zero on failure.
 cd "$(dirname "$0")/../.." || exit 1
 ROOT=$(pwd)
-TOOL=$ROOT/build/bin/symlazy-addrs
+CLI=$ROOT/build/bin/symlazy
 fails=0
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 skip() { echo "SKIP: $*"; }
 
-if [ ! -x "$TOOL" ]; then
-	make -s build/bin/symlazy-addrs >/dev/null 2>&1 || { fail "build symlazy-addrs"; exit 1; }
+if [ ! -x "$CLI" ]; then
+	make -s build/bin/symlazy >/dev/null 2>&1 || { fail "build symlazy"; exit 1; }
 fi
 if ! command -v perf >/dev/null 2>&1 || ! command -v cc >/dev/null 2>&1; then
 	skip "perfdata: perf or cc not available"
@@ -61,8 +61,8 @@ check() {
 		skip "$name: perf record failed ($(tail -1 "$T/$name.rec"))"
 		return
 	fi
-	if ! "$TOOL" -i "$data" -o "$T/$name.addrs" 2>"$T/$name.err"; then
-		fail "$name: symlazy-addrs: $(cat "$T/$name.err")"
+	if ! "$CLI" addrs -i "$data" -o "$T/$name.addrs" 2>"$T/$name.err"; then
+		fail "$name: symlazy addrs: $(cat "$T/$name.err")"
 		return
 	fi
 	# "<build-id> <path>" per DSO; perf 6.1 -z files carry empty build-ids
@@ -124,7 +124,7 @@ wait "$bg"
 
 # DWARF callchains: the reader must flag them (sets would be incomplete).
 if perf record -q -o "$T/dw.data" --call-graph dwarf,4096 -- "$T/prog" 1000 >/dev/null 2>&1; then
-	if "$TOOL" -i "$T/dw.data" --stats 2>/dev/null | grep -q '^flags:.*dwarf-unwind'; then
+	if "$CLI" addrs -i "$T/dw.data" --stats 2>/dev/null | grep -q '^flags:.*dwarf-unwind'; then
 		pass "dwarf: PD_F_DWARF_UNWIND reported"
 	else
 		fail "dwarf: dwarf-unwind flag missing"
@@ -133,11 +133,13 @@ else
 	skip "dwarf: perf record --call-graph dwarf failed"
 fi
 
-# Pipe mode is refused with -ENOTSUP (exit 2).
+# Pipe mode is refused as unsupported: exit 1, one line naming it.
 if perf record -q -o - -- "$T/prog" 200 >"$T/pipe.data" 2>/dev/null; then
-	"$TOOL" -i "$T/pipe.data" -o /dev/null 2>/dev/null
+	"$CLI" addrs -i "$T/pipe.data" -o /dev/null 2>"$T/pipe.err"
 	rc=$?
-	if [ "$rc" -eq 2 ]; then pass "pipe: refused as unsupported"; else fail "pipe: exit $rc, want 2"; fi
+	if [ "$rc" -eq 1 ] && [ "$(wc -l <"$T/pipe.err")" -eq 1 ] && grep -q '^symlazy addrs: .*pipe mode' "$T/pipe.err"; then
+		pass "pipe: refused as unsupported ($(cat "$T/pipe.err"))"
+	else fail "pipe: exit $rc, want 1: $(cat "$T/pipe.err")"; fi
 else
 	skip "pipe: perf record -o - failed"
 fi
