@@ -253,9 +253,12 @@ static int follow_wrapper(struct dr *d, const char *script, char *exe, size_t n)
 	if (slash)
 		*slash = '\0';
 	if (!strstr(head, "perf_")) {
-		char interp[256] = "";
+		char interp[PATH_MAX] = "", arg[256] = "", found[PATH_MAX];
 
-		sscanf(head + 2, " %255s", interp);
+		/* "#!/usr/bin/env NAME": NAME through PATH, as env(1) does */
+		sscanf(head + 2, " %4095s %255s", interp, arg);
+		if (!strcmp(interp, "/usr/bin/env") && arg[0] && arg[0] != '-' && which(arg, found, sizeof(found)) == 0)
+			snprintf(interp, sizeof(interp), "%s", found);
 		line(d, "warn", "tool", "%s is a script run by %s; the checks below are for %s", script, interp, interp);
 		snprintf(exe, n, "%s", interp);
 		return 1;
