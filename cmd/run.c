@@ -35,7 +35,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: symlazy run [--budget N] [--stats[=FILE]] [--summary=FILE] [--lazy auto|on|off] -- CMD...\n"
 		   "Run CMD with libsymlazy.so preloaded and print a summary on stderr after it ends:\n"
 		   "lazy on/off and why, per symbol table the mode and symbols kept/scanned, bytes\n"
-		   "charged, peak RssAnon (polled every 2 ms) and wall time. CMD's output is untouched.\n"
+		   "charged, peak RssAnon (of CMD's own process, polled every 2 ms; children are not\n"
+		   "counted) and wall time. CMD's output is untouched.\n"
 		   "  --budget N        SYMLAZY_MAX_BYTES=N: strict symbol budget, <n>[K|M|G|T] (e.g. 64M)\n"
 		   "  --lazy MODE       SYMLAZY_LAZY=auto|on|off\n"
 		   "  --stats[=FILE]    keep the stats JSON in FILE; without FILE, every scan in the summary\n"
@@ -189,7 +190,17 @@ int cmd_run(int argc, char **argv)
 		return CLI_FAIL;
 	}
 	if (stats_file) {
-		snprintf(stats_path, sizeof(stats_path), "%s", stats_file);
+		char cwd[PATH_MAX];
+
+		/* absolute: the shim opens it from CMD's working directory */
+		if (stats_file[0] != '/' && getcwd(cwd, sizeof(cwd)))
+			cli_path(stats_path, "%s/%s", cwd, stats_file);
+		else
+			cli_path(stats_path, "%s", stats_file);
+		if (!stats_path[0]) {
+			cli_err(SUB, "--stats path too long");
+			return CLI_USAGE;
+		}
 		sfd = open(stats_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	} else {
 		const char *tmp = getenv("TMPDIR");
