@@ -165,6 +165,14 @@ print(d["lazy"], m[0] if m else "none")' "$T/s.json" 2>&1)
 if [ $r = 0 ] && [ "$lazy" = "on lazy" ] && cmp -s before.ls after.ls && [ -s before.ls ]; then
 	pass "index-cache-hit: perf script under the shim is lazy ($lazy) and left all $(wc -l <before.ls) index files as built (inode, mtime)"
 else fail "index-cache-hit: exit $r, lazy '$lazy'"; diff before.ls after.ls; fi
+# the other way round: files the shim wrote are the ones index computes (same keys)
+"$CLI" index --clean >/dev/null 2>&1
+"$CLI" run -- "$PERF" script -i fp.data >/dev/null 2>&1
+"$CLI" index -i fp.data >idx4.out 2>&1
+nc=$(grep -c ': cached ' idx4.out)
+[ "$nc" = "$nb" ] && [ "$(grep -c ': built ' idx4.out)" = 0 ] &&
+	pass "index-same-keys: all $nc indexes the shim wrote are the ones index -i computes" ||
+	{ fail "index-same-keys: $nc cached of $nb"; cat idx4.out; }
 n=$("$CLI" index --list | wc -l)
 [ "$n" = "$(wc -l <before.ls)" ] && "$CLI" index --list | grep -q "^[0-9a-f]\{40\}-[0-9a-f]\{16\}\.idx  *[0-9][0-9]*  [0-9a-f]\{40\}$" &&
 	pass "index-list: $n files with size and build-id" || fail "index-list: $n lines"

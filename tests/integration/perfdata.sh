@@ -137,7 +137,7 @@ fi
 if perf record -q -o - -- "$T/prog" 200 >"$T/pipe.data" 2>/dev/null; then
 	"$CLI" addrs -i "$T/pipe.data" -o /dev/null 2>"$T/pipe.err"
 	rc=$?
-	if [ "$rc" -eq 1 ] && [ "$(wc -l <"$T/pipe.err")" -eq 1 ] && grep -q '^symlazy addrs: .*pipe mode' "$T/pipe.err"; then
+	if [ "$rc" -eq 1 ] && [ "$(wc -l <"$T/pipe.err")" -eq 1 ] && grep -q '^symlazy addrs: .*pipe.mode' "$T/pipe.err"; then
 		pass "pipe: refused as unsupported ($(cat "$T/pipe.err"))"
 	else fail "pipe: exit $rc, want 1: $(cat "$T/pipe.err")"; fi
 else
