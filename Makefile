@@ -9,19 +9,26 @@ CFLAGS   += -std=gnu11 -D_GNU_SOURCE -fPIC $(WARN) -Icore
 SO_FLAGS := -fvisibility=hidden
 LIBS     := -lpthread -ldl
 
-CORE_SRC := $(filter-out core/elfops_direct.c,$(wildcard core/*.c))
+# Core modules only programs link (never libsymlazy.so): direct libelf,
+# the lookup API and the stats reader.
+CORE_PROG_SRC := core/elfops_direct.c core/lookup.c core/statsjson.c
+CORE_SRC := $(filter-out $(CORE_PROG_SRC),$(wildcard core/*.c))
 SHIM_SRC  := $(wildcard shim/*.c)
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 TOOL_SRC  := $(wildcard scripts/*.c)
+CMD_SRC   := $(wildcard cmd/*.c)
 HDRS      := $(wildcard core/*.h shim/*.h)
+CMD_HDRS  := $(wildcard cmd/*.h)
 
 SO        := $(B)/libsymlazy.so
 CORE_A   := $(B)/libsymlazy_core.a
 UNIT_BIN  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 TOOL_BIN  := $(patsubst scripts/%.c,$(B)/bin/%,$(TOOL_SRC))
+CMD_BIN   := $(B)/bin/symlazy
+MAN_PAGES := doc/symlazy.1 doc/libsymlazy.7
 
 .PHONY: all deps check demo bench install clean sanitize fuzz unit
-all: $(SO) $(TOOL_BIN)
+all: $(SO) $(TOOL_BIN) $(CMD_BIN)
 
 $(B)/so/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -36,7 +43,7 @@ $(B)/lib/%.o: %.c $(HDRS)
 $(SO): $(patsubst %.c,$(B)/so/%.o,$(SHIM_SRC) $(CORE_SRC))
 	$(CC) -shared -Wl,-z,defs -Wl,-z,now -Wl,--exclude-libs,ALL -o $@ $^ -liberty $(LIBS)
 
-$(CORE_A): $(patsubst %.c,$(B)/lib/%.o,$(CORE_SRC) core/elfops_direct.c)
+$(CORE_A): $(patsubst %.c,$(B)/lib/%.o,$(CORE_SRC) $(CORE_PROG_SRC))
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -47,6 +54,15 @@ $(B)/tests/%: tests/unit/%.c $(CORE_A) $(HDRS)
 $(B)/bin/%: scripts/%.c $(CORE_A) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(CORE_A) -lelf -liberty $(LIBS)
+
+# The `symlazy` command (cmd/): one binary, one module per subcommand.
+$(B)/cmd/%.o: cmd/%.c $(HDRS) $(CMD_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Icmd -c $< -o $@
+
+$(CMD_BIN): $(patsubst cmd/%.c,$(B)/cmd/%.o,$(CMD_SRC)) $(CORE_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(CORE_A) -lelf -liberty $(LIBS)
 
 unit: $(UNIT_BIN)
 
@@ -65,12 +81,16 @@ demo: deps
 bench: all
 	@sh scripts/bench.sh
 
-install: $(SO) $(TOOL_BIN)
+# $(PREFIX)/bin/symlazy finds $(PREFIX)/lib/libsymlazy.so as ../lib/ (symlazy run).
+install: $(SO) $(CMD_BIN)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/doc/symlazy
 	install -m 0644 $(SO) $(DESTDIR)$(PREFIX)/lib/libsymlazy.so
 	install -m 0644 README.md LICENSE $(DESTDIR)$(PREFIX)/share/doc/symlazy/
 	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 0755 $(B)/bin/symlazy-addrs $(DESTDIR)$(PREFIX)/bin/
+	install -m 0755 $(CMD_BIN) $(DESTDIR)$(PREFIX)/bin/symlazy
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man7
+	install -m 0644 doc/symlazy.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 doc/libsymlazy.7 $(DESTDIR)$(PREFIX)/share/man/man7/
 
 clean:
 	rm -rf $(B)

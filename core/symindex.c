@@ -949,3 +949,14 @@ out:
 	free(kept);
 	return ret;
 }
+
+/* Added for core/lookup.c (the `symlazy lookup` API): perf's whole load
+ * replayed once for @naddrs addresses, without a keep-set (see symindex.h). */
+int symindex_replay(const struct symidx *idx, const struct symidx_src *src,
+		    const struct symidx_layout *lay, const uint64_t *addrs, size_t naddrs,
+		    uint64_t *ans, uint64_t *ans_start)
+{
+	if (idx->unmodelable)
+		return -EINVAL;
+	return sim_run(idx, src, lay, NULL, addrs, naddrs, ans, ans_start);
+}

@@ -187,6 +187,25 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
  * SYMIDX_NONE (no symbol / ambiguous). For tests and tools. */
 uint32_t symindex_find(const struct symidx *idx, uint64_t addr);
 
+/*
+ * symindex_replay - perf's answers for @addrs (any order) from a replay of
+ * its whole load of @src (both passes, symbols__fixup_end,
+ * symbols__fixup_duplicate, PLT synthesis; core/rbsim.c). Per address,
+ * @ans[i] gets the node perf's symbols__find returns: SYMIDX_ID(table, idx)
+ * for a table symbol, SYMIDX_ID_PLT | k for the k-th synthesized PLT symbol
+ * (the k-th .rela.plt/.rel.plt entry), SYMIDX_ID_NULL for none; @ans_start
+ * (may be NULL) its start. Returns 0, 1 if some same-address duplicate
+ * choice depended on a name perf post-processes beyond libiberty (answers
+ * are then best effort), -EINVAL for an unmodelable index, -errno.
+ * Cost: O(n log n) for n candidates, scratch in a memfd mapping.
+ */
+#define SYMIDX_ID(table, idx) (((uint64_t)(table) << 32) | (uint32_t)(idx))
+#define SYMIDX_ID_PLT  (2ull << 32)
+#define SYMIDX_ID_NULL UINT64_MAX
+int symindex_replay(const struct symidx *idx, const struct symidx_src *src,
+		    const struct symidx_layout *lay, const uint64_t *addrs, size_t naddrs,
+		    uint64_t *ans, uint64_t *ans_start);
+
 /* Heap sort of entries by (start, table, idx), in place, no allocation. */
 void symindex_sort(struct symidx_entry *e, size_t n);
 

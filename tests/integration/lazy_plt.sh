@@ -66,7 +66,7 @@ lazy*) pass "plt-binary-stays-lazy ($mode)";;
 *) failt "plt-binary-stays-lazy: $mode";;
 esac
 # SYMLAZY_ADDRS: the same keep-set from a plain address list (any tool)
-"$ROOT/build/bin/symlazy-addrs" -i plt.data -o addrs.txt 2>/dev/null
+"$ROOT/build/bin/symlazy" addrs -i plt.data -o addrs.txt 2>/dev/null
 if SYMLAZY_LAZY=off SYMLAZY_ADDRS=$T/addrs.txt SYMLAZY_STATS=$T/a.json LD_PRELOAD=$SO perf script -i plt.data 2>/dev/null | cmp -s - stock.txt &&
    grep -q '"lazy":"on"' a.json; then pass "addrs-file-identical ($(grep -vc '^#' addrs.txt) addresses)"
 else failt "addrs-file-identical"; fi

@@ -1,9 +1,9 @@
 #!/bin/sh
-# perfdata.sh - symlazy-addrs and lazy mode against real perf.data files.
+# perfdata.sh - `symlazy addrs` and lazy mode against real perf.data files.
 #
 # Records a small forking C program with `perf record -g` (plain and -z
 # compressed, system-wide, a saved pipe-mode stream `-o - > file`, and a
-# `--threads` directory), runs build/bin/symlazy-addrs, and checks that every
+# `--threads` directory), runs `build/bin/symlazy addrs`, and checks that every
 # address perf itself resolves for a user DSO is in the set for that DSO's
 # build-id. In perf 6.1, `perf script` callchain lines print the
 # map-relative file offset for user DSOs (notes §6), i.e. the same space as
@@ -15,7 +15,7 @@
 # Prints PASS:/FAIL:/SKIP: lines; exits non-zero on failure.
 cd "$(dirname "$0")/../.." || exit 1
 ROOT=${SYMLAZY_ROOT:-$(pwd)}
-TOOL=$ROOT/build/bin/symlazy-addrs
+CLI=$ROOT/build/bin/symlazy
 SO=$ROOT/build/libsymlazy.so
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
@@ -25,8 +25,8 @@ pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 skip() { echo "SKIP: $*"; }
 
-if [ ! -x "$TOOL" ]; then
-	make -s build/bin/symlazy-addrs >/dev/null 2>&1 || { fail "build symlazy-addrs"; exit 1; }
+if [ ! -x "$CLI" ]; then
+	make -s build/bin/symlazy >/dev/null 2>&1 || { fail "build symlazy"; exit 1; }
 fi
 if ! command -v perf >/dev/null 2>&1 || ! command -v cc >/dev/null 2>&1; then
 	skip "perfdata: perf or cc not available"
@@ -76,8 +76,8 @@ check() {
 		skip "$name: perf record failed ($(tail -1 "$T/$name.rec"))"
 		return
 	fi
-	if ! "$TOOL" -i "$data" -o "$T/$name.addrs" 2>"$T/$name.err"; then
-		fail "$name: symlazy-addrs: $(cat "$T/$name.err")"
+	if ! "$CLI" addrs -i "$data" -o "$T/$name.addrs" 2>"$T/$name.err"; then
+		fail "$name: symlazy addrs: $(cat "$T/$name.err")"
 		return
 	fi
 	# "<build-id> <path>" per DSO; perf 6.1 -z files carry empty build-ids
@@ -139,7 +139,7 @@ wait "$bg"
 
 # DWARF callchains: the reader must flag them (sets would be incomplete).
 if perf record -q -o "$T/dw.data" --call-graph dwarf,4096 -- "$T/prog" 1000 >/dev/null 2>&1; then
-	if "$TOOL" -i "$T/dw.data" --stats 2>/dev/null | grep -q '^flags:.*dwarf-unwind'; then
+	if "$CLI" addrs -i "$T/dw.data" --stats 2>/dev/null | grep -q '^flags:.*dwarf-unwind'; then
 		pass "dwarf: PD_F_DWARF_UNWIND reported"
 	else
 		fail "dwarf: dwarf-unwind flag missing"
