@@ -222,7 +222,9 @@ static int skip_filename(const char *f, size_t n)
 {
 	static const char deleted[] = " (deleted)";
 
-	if (n == 0 || f[0] == '[')
+	/* [vdso] is a DSO for perf (util/vdso.c: its build-id cache copy, or a
+	 * copy of perf's own vdso); [heap], [stack], [vsyscall] ... are not */
+	if (n == 0 || (f[0] == '[' && strcmp(f, "[vdso]")))
 		return 1;
 	if (!strncmp(f, "//anon", 6) || !strncmp(f, "/memfd:", 7) || !strncmp(f, "/tmp/perf-", 10))
 		return 1;
@@ -505,7 +507,7 @@ static int build_result(struct col *c, const struct elf_ops *ops)
 				memcpy(o->build_id, b->id, b->size);
 				o->build_id_size = b->size;
 			} else if (ops) {
-				int k = file_build_id(ops, d->path, o->build_id);
+				int k = d->path[0] == '[' ? -ENOENT : file_build_id(ops, d->path, o->build_id);
 
 				o->build_id_size = k > 0 ? (unsigned)k : 0;
 			}
