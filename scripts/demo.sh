@@ -34,6 +34,28 @@ fi
 echo "== 3. bench (each mode 3 times, median; takes about a minute)"
 sh scripts/bench.sh "$FIX" || exit 1
 
+echo
+echo "== 4. the same perf script in a container's memory limit (a memory cgroup of ${DEMO_CGROUP_LIMIT:-64M})"
+lim=$(numfmt --from=iec "${DEMO_CGROUP_LIMIT:-64M}")
+"$PERF" script -i "$FIX/perf.data" >"$ROOT/build/demo-cg.ref" 2>/dev/null
+printf '| run | exit | cgroup peak MiB | output == stock without a limit |\n|---|---:|---:|---|\n'
+for m in stock lazy; do
+	if [ $m = stock ]; then set --; else set -- env LD_PRELOAD="$ROOT/build/libsymlazy.so"; fi
+	sh scripts/cgroup-run.sh "$lim" -- "$@" "$PERF" script -i "$FIX/perf.data" \
+		>"$ROOT/build/demo-cg.$m" 2>"$ROOT/build/demo-cg.$m.err"
+	rc=$?
+	if [ $rc -eq 3 ] && grep -q 'cgroup-run: SKIP' "$ROOT/build/demo-cg.$m.err"; then
+		echo "(skipped: $(sed -n 's/^cgroup-run: SKIP: //p' "$ROOT/build/demo-cg.$m.err"))"
+		break
+	fi
+	pk=$(sed -n 's/.*peak_kb=\([0-9]*\).*/\1/p' "$ROOT/build/demo-cg.$m.err")
+	if cmp -s "$ROOT/build/demo-cg.ref" "$ROOT/build/demo-cg.$m"; then eq=yes
+	elif [ $rc -eq 137 ]; then eq="no (killed by the OOM killer)"
+	else eq=no; fi
+	awk -v m="$m" -v rc="$rc" -v pk="${pk:-0}" -v eq="$eq" \
+		'BEGIN { printf "| %s | %s | %.1f | %s |\n", m, rc, pk / 1024, eq }'
+done
+
 cat <<'EOF'
 
 What the columns mean
