@@ -242,6 +242,17 @@ static int candidates(const struct elf_ops *ops, const char *path, const char *h
 	struct elf_file f;
 	int n = 0;
 
+	if (bdir && *bdir)
+		cli_path(cache, "%s", bdir);
+	else
+		cli_path(cache, "%s/.debug", home ? home : "");
+	if (!strcmp(path, "[vdso]")) {
+		/* perf's build-id cache copy of the vdso (util/build-id.c
+		 * build_id_cache__basename: "vdso" under [vdso]/<build-id>) */
+		n += !cli_path(c[n], "%s/[vdso]/%s/vdso", cache, hex);
+		n += !cli_path(c[n], "%s/.build-id/%.2s/%s/vdso", cache, hex, hex + 2);
+		return n;
+	}
 	snprintf(dir, sizeof(dir), "%s", path);
 	if (strrchr(dir, '/'))
 		*strrchr(dir, '/') = '\0';
@@ -255,10 +266,6 @@ static int candidates(const struct elf_ops *ops, const char *path, const char *h
 		}
 		ef_close(ops, &f);
 	}
-	if (bdir && *bdir)
-		cli_path(cache, "%s", bdir);
-	else
-		cli_path(cache, "%s/.debug", home ? home : "");
 	n += !cli_path(c[n], "%s/.build-id/%.2s/%s/elf", cache, hex, hex + 2);
 	n += !cli_path(c[n], "%s/.build-id/%.2s/%s/debug", cache, hex, hex + 2);
 	n += !cli_path(c[n], "/usr/lib/debug%s.debug", path);
@@ -287,8 +294,8 @@ static int index_perfdata(int dirfd, const char *in)
 		struct elf_file f[10];
 		struct symidx_layout lay;
 
-		if (!dso->build_id_size || !dso->path || dso->path[0] != '/')
-			continue;       /* [vdso], [kernel.kallsyms], anonymous: nothing to index */
+		if (!dso->build_id_size || !dso->path || (dso->path[0] != '/' && strcmp(dso->path, "[vdso]")))
+			continue;       /* [kernel.kallsyms], anonymous: nothing to index */
 		build_id_hex(dso->build_id, dso->build_id_size, hex);
 		nc = candidates(ops, dso->path, hex, cand);
 		for (int k = 0; k < nc; k++) {

@@ -407,8 +407,10 @@ static void test_mmap_v1_and_filters(void **state)
 	rec_mmap(&f.data, MISC_USER | PERF_RECORD_MISC_MMAP_DATA, 100, 0x600000, 0x1000, 0,
 		 "/usr/bin/old-data");
 	rec_mmap(&f.data, MISC_KERNEL, -1, 0x600000, 0x1000, 0, "/lib/modules/x.ko");
-	/* skipped names, all covering 0x7f00000xx000 */
+	/* [vdso] is a DSO (perf resolves it in its build-id cache copy);
+	 * the other names are skipped; all cover 0x7f00000xx000 */
 	rec_mmap2(&f.data, MISC_USER, 100, 0x7f0000010000, 0x1000, 0, RX, "[vdso]", NULL, 0);
+	rec_mmap2(&f.data, MISC_USER, 100, 0x7f0000060000, 0x1000, 0, RX, "[heap]", NULL, 0);
 	rec_mmap2(&f.data, MISC_USER, 100, 0x7f0000020000, 0x1000, 0, RX, "//anon", NULL, 0);
 	rec_mmap2(&f.data, MISC_USER, 100, 0x7f0000030000, 0x1000, 0, RX, "/memfd:jit (deleted)", NULL, 0);
 	rec_mmap2(&f.data, MISC_USER, 100, 0x7f0000040000, 0x1000, 0, RX, "/tmp/perf-100.map", NULL, 0);
@@ -420,10 +422,12 @@ static void test_mmap_v1_and_filters(void **state)
 	SAMPLE(&f.data, MISC_USER, 0x7f0000030010, TIDW(100), 1, 1);
 	SAMPLE(&f.data, MISC_USER, 0x7f0000040010, TIDW(100), 1, 1);
 	SAMPLE(&f.data, MISC_USER, 0x7f0000050010, TIDW(100), 1, 1);
+	SAMPLE(&f.data, MISC_USER, 0x7f0000060010, TIDW(100), 1, 1);
 	assert_int_equal(read_file(&f, NULL, &r, err, sizeof(err)), 0);
-	assert_int_equal(r.nr_dsos, 2);              /* the data mapping resolves too */
+	assert_int_equal(r.nr_dsos, 3);              /* the data mapping resolves too */
 	ASSERT_ADDRS(dso_by_path(&r, "/usr/bin/old"), 0x123);
 	ASSERT_ADDRS(dso_by_path(&r, "/usr/bin/old-data"), 0x10);
+	ASSERT_ADDRS(dso_by_path(&r, "[vdso]"), 0x10);
 	perfdata_free(&r);
 }
 
