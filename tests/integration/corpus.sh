@@ -439,10 +439,14 @@ run_case samebid "-g" leaf_xorshift lazy "$BASIC" \
 # MMAP2 records, a sample group with PERF_SAMPLE_READ, data addresses of
 # page faults resolved by perf script -F addr
 if want attach; then
-	"$BIN/basic" 1.5 &
+	# the target outlives the recording even on a loaded machine (it ran
+	# 1.5 s before, and ended before perf attached under load), then is
+	# stopped
+	"$BIN/basic" 20 &
 	apid=$!
 	sleep 0.3
 	record attach "-g -p $apid" sleep "$SECS" && analyse attach - lazy "$BASIC"
+	kill "$apid" 2>/dev/null
 	wait "$apid" 2>/dev/null
 fi
 run_case no-buildid "-g -B" - lazy "$BASIC" "$BIN/basic" "$SECS"
