@@ -29,6 +29,10 @@
 #define SYMIDX_MAX_LOADS 16
 #define SYMIDX_MAX_SECS 128
 #define SYMIDX_NONE 0xffffffffu
+#define SYMIDX_MAX_IFUNC 128
+/* symindex_plan(): 2 = use the full table because a name-dependent choice
+ * needs a demangler the model cannot reproduce here (reason "demangler") */
+#define SYMIDX_PLAN_DEMANGLER 2
 
 /* perf's demangling of user symbol names (symbol-elf.c demangle_sym):
  * cplus_demangle(name, verbose ? DMGL_PARAMS|DMGL_ANSI : DMGL_NO_OPTS)
@@ -58,6 +62,25 @@ struct symidx_layout {          /* facts about the runtime ELF of the DSO */
 	int plt_ok;
 	uint64_t plt_first, plt_entsize;
 	uint32_t nplt_rel;
+	/* PLT synthesis of perf 6.2+ (model.h SL_PLT_V62), see struct symidx_plt2 */
+	struct symidx_plt2 {
+		uint32_t ok;            /* a section named .plt exists (the first one) */
+		uint32_t sizes_ok;      /* get_plt_sizes() gave an entry size */
+		uint32_t machine;       /* e_machine */
+		uint64_t plt_off, plt_size, hdr, ent; /* .plt; header and entry sizes */
+		uint64_t got_off, got_ent;            /* x86 .plt.got (got_ent 0: none) */
+		uint32_t ngot;                        /* its entries */
+		uint32_t sec;                         /* x86 .plt.sec exists */
+		uint64_t sec_off, sec_ent;
+		uint32_t rel_ok;        /* the relocation loop runs, nrel entries */
+		uint32_t nrel;
+		uint32_t unmodelable;   /* perf would fault (relocation sh_entsize 0) */
+		uint32_t ifunc_unknown; /* some entry's name may come from the tree but
+					 * was not recorded (too many, stale symbol) */
+		uint32_t nifunc;        /* entries named from the tree (get_ifunc_name) */
+		uint32_t ifunc_k[SYMIDX_MAX_IFUNC];   /* their positions in r_offset order */
+		uint64_t ifunc_addr[SYMIDX_MAX_IFUNC];/* the file offset perf looks up */
+	} p2;
 };
 
 struct symidx_entry {           /* one candidate symbol */
@@ -174,7 +197,13 @@ int symindex_layout(const struct elf_ops *ops, Elf *elf, uint64_t fsize, struct 
  *          group, recursively (perf's fixup_end uses the in-order successor);
  *   rule 4 (PLT): at least one group is kept so perf's ret > 0 and PLT
  *          synthesis runs as in the full load.
- * Returns 0 (plan made), 1 (use the full table; @why says why), -errno.
+ * The model of @src (perf 6.1 without @src) gives the PLT variant and the
+ * fixup rules: with SL_PLT_V62 the replay also truncates the symbol over
+ * .plt, inserts the .plt/.plt.got/.plt.sec symbols, marks IFUNC aliases and
+ * names IFUNC entries from the tree (the group that names a looked-up entry
+ * is kept); answers are compared as (symbol, end, name source).
+ * Returns 0 (plan made), 1 (use the full table; @why says why),
+ * SYMIDX_PLAN_DEMANGLER (the same, because of the demangler), -errno.
  * @kept_groups gets the number of groups kept.
  */
 int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
