@@ -1241,6 +1241,62 @@ static int sim_run(const struct symidx *idx, const struct symidx_src *src,
 	return S.uncertain ? 1 : 0;
 }
 
+int symindex_replay(const struct symidx *idx, const struct symidx_src *src,
+		    const struct symidx_layout *lay, const uint64_t *addrs, size_t naddrs,
+		    struct symidx_answer *out)
+{
+	struct sim_out o;
+	uint64_t *buf;
+	size_t a;
+	int r;
+
+	memset(out, 0, naddrs * sizeof(*out));
+	if (idx->unmodelable || !naddrs)
+		return 0;
+	buf = malloc(naddrs * 5 * sizeof(*buf));
+	if (!buf)
+		return -ENOMEM;
+	o.id = buf;
+	o.start = buf + naddrs;
+	o.end = buf + 2 * naddrs;
+	o.name = buf + 3 * naddrs;
+	o.name_start = buf + 4 * naddrs;
+	r = sim_run(idx, src, lay, NULL, addrs, naddrs, &o);
+	for (a = 0; r >= 0 && a < naddrs; a++) {
+		uint64_t id = o.id[a];
+		struct symidx_answer *x = &out[a];
+
+		if (id == SIM_NULL)
+			continue;
+		x->start = o.start[a];
+		x->end = o.end[a];
+		x->index = (uint32_t)id;
+		switch (id >> 32) {
+		case 0:
+		case 1:
+			x->kind = SYMIDX_ANS_SYM;
+			x->table = (uint32_t)(id >> 32);
+			break;
+		case SIM_PLT >> 32:
+			x->kind = SYMIDX_ANS_PLT;
+			break;
+		case SIM_PLT_HDR >> 32:
+			x->kind = SYMIDX_ANS_PLT_HDR;
+			break;
+		default:
+			x->kind = SYMIDX_ANS_PLT_GOT;
+			break;
+		}
+		if (o.name[a] != SIM_NULL) {
+			x->named_from = 1;
+			x->name_table = (uint32_t)(o.name[a] >> 32);
+			x->name_index = (uint32_t)o.name[a];
+		}
+	}
+	free(buf);
+	return r;
+}
+
 /* Could a PLT entry answer an address perf names from a symbol we do not
  * know (6.2+ IFUNC names not recorded)? */
 static int ifunc_names_unknown(const struct symidx_layout *lay, enum sl_plt_rules plt)

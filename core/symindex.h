@@ -212,6 +212,33 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 		  uint8_t *keep_symtab, uint8_t *keep_dynsym,
 		  uint32_t *kept_groups, char *why, size_t whysz);
 
+/* What perf answers an address with, by the replay of its whole load. */
+enum symidx_answer_kind {
+	SYMIDX_ANS_NONE = 0,        /* no symbol */
+	SYMIDX_ANS_SYM,             /* a symbol of .symtab (table 0) or .dynsym (1) */
+	SYMIDX_ANS_PLT,             /* the index-th PLT relocation entry */
+	SYMIDX_ANS_PLT_HDR,         /* the ".plt" symbol (6.2+) */
+	SYMIDX_ANS_PLT_GOT,         /* the index-th .plt.got entry (6.2+) */
+};
+
+struct symidx_answer {
+	enum symidx_answer_kind kind;
+	uint32_t table, index;
+	uint64_t start, end;        /* perf's symbol start and end (after fixups) */
+	int named_from;             /* 6.2+ IFUNC entry named after a symbol: 1 */
+	uint32_t name_table, name_index;
+};
+
+/*
+ * symindex_replay - perf's answers for @addrs (any order) from a replay of
+ * its load of the full table with the model of @src (rbsim.h + PLT
+ * synthesis). For tests and tools. Returns 0, 1 (a duplicate choice needed
+ * names the model could not give: answers may be wrong), -errno.
+ */
+int symindex_replay(const struct symidx *idx, const struct symidx_src *src,
+		    const struct symidx_layout *lay, const uint64_t *addrs, size_t naddrs,
+		    struct symidx_answer *out);
+
 /* symindex_find - group index that perf's full table answers @addr with, or
  * SYMIDX_NONE (no symbol / ambiguous). For tests and tools. */
 uint32_t symindex_find(const struct symidx *idx, uint64_t addr);
