@@ -124,6 +124,8 @@ struct sl_model {
 	/* optional: can demangle() give exactly the tool's names in this process?
 	 * 1 yes; 0 no, with @why (NUL-terminated, @n bytes) saying why. */
 	int (*demangler_ready)(char *why, size_t n);
+	/* optional: what demangle() calls in this process (for the stats), or NULL */
+	const char *(*demangler_name)(void);
 };
 
 /* The models this build knows (core/tool.c perf_models[]: newest first). */
@@ -182,6 +184,7 @@ int perf612_image_matches(const char *img, size_t len);
 char *perf612_demangle(const char *raw, int mode, int *uncertain);
 uint64_t perf612_name_cost(const char *name, uint64_t namelen, int dem_mode);
 int perf612_demangler_ready(char *why, size_t n);
+const char *perf612_demangler_name(void);
 
 /*
  * The functions perf 6.12 demangles with (symbol-elf.c demangle_sym): perf's

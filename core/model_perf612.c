@@ -261,6 +261,13 @@ int perf612_demangler_ready(char *why, size_t n)
 	return 0;
 }
 
+const char *perf612_demangler_name(void)
+{
+	const struct perf612_demangler *d = perf612_demangler_get();
+
+	return d->what ? d->what : "none";
+}
+
 /* ends in "::h" + 16 hex digits: the Rust legacy hash (demangle-rust.c) */
 static int rust_hash_tail(const char *d)
 {
@@ -361,4 +368,5 @@ const struct sl_model sl_model_perf612 = {
 	.lookup_space = SL_LOOKUP_FILE_OFFSET,
 	.name_cost = perf612_name_cost,
 	.demangler_ready = perf612_demangler_ready,
+	.demangler_name = perf612_demangler_name,
 };

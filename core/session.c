@@ -273,6 +273,11 @@ void sl_session_report(struct sl_session *s)
 {
 	FILE *f;
 
+	if (s->is_perf && s->model) {
+		s->totals.model = s->model->name;
+		if (s->lazy_on && s->model->demangler_name)
+			s->totals.demangler = s->model->demangler_name();
+	}
 	s->totals.charged_bytes = atomic_load(&s->budget.used);
 	s->totals.refused_bytes = atomic_load(&s->budget.refused);
 	pthread_mutex_lock(&s->stats_lock);

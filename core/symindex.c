@@ -906,8 +906,11 @@ static int answer(const struct symidx *idx, const struct symidx_layout *lay, enu
 	T = &idx->groups[p];
 	if (T->pmax > a)
 		return -1;
-	/* 6.2+: the symbol found at .plt is cut at .plt (its end changes) */
-	if (lay && plt == SL_PLT_V62 && lay->p2.ok && T->start < lay->p2.plt_off && a >= lay->p2.plt_off)
+	/* 6.2+: the symbol perf finds at .plt is cut there (the stretched
+	 * _init): which one, and so its end, depends on the tree - for an
+	 * address past .plt and for one inside a symbol reaching over it */
+	if (lay && plt == SL_PLT_V62 && lay->p2.ok && T->start < lay->p2.plt_off &&
+	    (a >= lay->p2.plt_off || T->max_end > lay->p2.plt_off))
 		return -1;
 	if (a == T->start || a < T->min_end) {
 		if (lay && (in_plt(lay, T->start + 1, a) || in_synth(lay, plt, T->start + 1, a)))
