@@ -66,7 +66,10 @@
  *   dup_marks_ifunc_alias; core/symindex.c replays all of it, keeps the group
  *   an IFUNC name comes from, and compares (answer, name source) pairs.
  *
- * Unchanged (diffed): the main loop of dso__load_sym_internal for user DSOs
+ * Unchanged (diffed): the #ifdef ELF_C_READ_MMAP guard of util/symbol.h
+ *   (ELF_C_READ_MMAP is an enum constant, so perf still opens every ELF file
+ *   with ELF_C_READ: the shim's mmap mechanism applies as for 6.1), the main
+ *   loop of dso__load_sym_internal for user DSOs
  *   (elf_sym__is_label, elf_sym__filter, SHN_ABS, SHF_ALLOC, the text/data
  *   filter for labels, NOBITS via the runtime section, PT_LOAD adjustment),
  *   the .symtab-then-.dynsym passes with symbols__fixup_end (last symbol:

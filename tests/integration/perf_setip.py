@@ -17,6 +17,7 @@ import sys
 
 SAMPLE_IP = 1 << 0
 SAMPLE_TID = 1 << 1
+SAMPLE_TIME = 1 << 2
 MISC_CPUMODE_MASK = 7
 MISC_USER = 2
 SAMPLE_CALLCHAIN = 1 << 5
@@ -55,30 +56,42 @@ def main():
     if not st & SAMPLE_IP or not st & SAMPLE_TID or st & SAMPLE_CALLCHAIN:
         sys.exit('setip: samples need PERF_SAMPLE_IP|TID and no callchain')
     ip_at = 8 + (8 if st & SAMPLE_IDENTIFIER else 0)
-    maps, moved, k, p, end = [], 0, 0, d_off, d_off + d_size
+    if not st & SAMPLE_TIME:
+        sys.exit('setip: samples need PERF_SAMPLE_TIME')
+    # pass 1: the mappings (perf writes records per CPU buffer, not in time
+    # order: a mapping may follow its samples in the file); the time of a
+    # non-sample record is in its sample_id trailer (TID, TIME: 8 bytes from
+    # the end, perf sets sample_id_all)
+    maps, end = [], d_off + d_size
+    p = d_off
     while p + 8 <= end:
         typ, misc, size = struct.unpack_from('<IHH', buf, p)
         if size < 8:
             sys.exit('setip: bad record size at %#x' % p)
         if typ == 81:
             sys.exit('setip: compressed data (record without -z)')
-        if typ == 10:   # MMAP2
+        if typ in (1, 10):
             pid, = struct.unpack_from('<I', buf, p + 8)
             addr, ln, pgoff = struct.unpack_from('<QQQ', buf, p + 16)
-            prot, = struct.unpack_from('<I', buf, p + 64)
-            name = bytes(buf[p + 72:p + size]).split(b'\0')[0].decode(errors='replace')
+            t, = struct.unpack_from('<Q', buf, p + size - 8)
+            if typ == 10:
+                prot, = struct.unpack_from('<I', buf, p + 64)
+                name = bytes(buf[p + 72:p + size]).split(b'\0')[0].decode(errors='replace')
+            else:
+                prot = PROT_EXEC
+                name = bytes(buf[p + 40:p + size]).split(b'\0')[0].decode(errors='replace')
             if name == dso and prot & PROT_EXEC:
-                maps.append((pid, addr, ln, pgoff))
-        elif typ == 1:  # MMAP
-            pid, = struct.unpack_from('<I', buf, p + 8)
-            addr, ln, pgoff = struct.unpack_from('<QQQ', buf, p + 16)
-            name = bytes(buf[p + 40:p + size]).split(b'\0')[0].decode(errors='replace')
-            if name == dso:
-                maps.append((pid, addr, ln, pgoff))
-        elif typ == 9 and k < len(offs) and maps:
+                maps.append((pid, addr, ln, pgoff, t))
+        p += size
+    # pass 2: samples of that process after the mapping, in file order
+    moved, k, p = 0, 0, d_off
+    while p + 8 <= end and k < len(offs) and maps:
+        typ, misc, size = struct.unpack_from('<IHH', buf, p)
+        if typ == 9:
             spid, = struct.unpack_from('<I', buf, p + ip_at + 8)
-            for pid, addr, ln, pgoff in maps:
-                if pid == spid and pgoff <= offs[k] < pgoff + ln:
+            stime, = struct.unpack_from('<Q', buf, p + ip_at + 16)
+            for pid, addr, ln, pgoff, t in maps:
+                if pid == spid and stime > t and pgoff <= offs[k] < pgoff + ln:
                     struct.pack_into('<Q', buf, p + ip_at, addr + offs[k] - pgoff)
                     struct.pack_into('<H', buf, p + 4, (misc & ~MISC_CPUMODE_MASK) | MISC_USER)
                     k += 1
