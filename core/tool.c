@@ -101,7 +101,7 @@ const struct sl_model *sl_model_for_self_version(enum sl_tool tool, const struct
 	if (img == MAP_FAILED)
 		return NULL;
 	m = sl_model_for_image(tool, img, (size_t)st.st_size);
-	if (version && n)
+	if (!m && version && n)     /* for the message about an unknown version */
 		sl_perf_version_in_image(img, (size_t)st.st_size, version, n);
 	munmap(img, (size_t)st.st_size);
 	return m;

@@ -38,8 +38,9 @@ enum sl_tool sl_tool_self(void);
  */
 const struct sl_model *sl_model_for_image(enum sl_tool tool, const char *img, size_t len);
 const struct sl_model *sl_model_for_self(enum sl_tool tool, const struct sl_model **any_model);
-/* ... and the version literal found in the image (sl_perf_version_in_image;
- * "" if none) into @version (@n bytes; may be NULL). */
+/* ... and, when no model matches, the version literal found in the image
+ * (sl_perf_version_in_image; "" if none) into @version (@n bytes; may be
+ * NULL; left as it is when a model matches). */
 const struct sl_model *sl_model_for_self_version(enum sl_tool tool, const struct sl_model **any_model,
 						 char *version, size_t n);
 /* sl_models_for_tool - the models of @tool, newest first (*@models); count. */
