@@ -49,7 +49,11 @@ $(CORE_A): $(patsubst %.c,$(B)/lib/%.o,$(CORE_SRC) $(CORE_PROG_SRC))
 
 $(B)/tests/%: tests/unit/%.c $(CORE_A) $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(CORE_A) -lcmocka -lelf -liberty -lzstd $(LIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(CORE_A) -lcmocka -lelf -liberty -lzstd $(LIBS) $(TEST_LIBS)
+
+# the perf 6.12 model's tests call libstdc++'s __cxa_demangle (what a
+# distribution perf 6.12 demangles with)
+$(B)/tests/test_model_perf612: TEST_LIBS += -lstdc++
 
 $(B)/bin/%: scripts/%.c $(CORE_A) $(HDRS)
 	@mkdir -p $(dir $@)

@@ -13,6 +13,7 @@
 #include "cache.h"
 #include "elfx.h"
 #include "index_format.h"
+#include "model.h"
 #include "symindex.h"
 #include "util.h"
 
@@ -78,6 +79,14 @@ uint64_t sl_cache_key(const struct symidx_src *src)
 	h = sl_fnv1a(h, src->layout, sizeof(*src->layout));
 	h = sl_fnv1a(h, &src->nsymtab, sizeof(src->nsymtab));
 	h = sl_fnv1a(h, &src->ndynsym, sizeof(src->ndynsym));
+	{
+		/* the model's rules the index is built with (ends of last symbols);
+		 * its keep rule and section filters are the same for every perf model */
+		uint64_t page = sl_model_last_page(src->model);
+
+		if (page != 4096)
+			h = sl_fnv1a(h, &page, sizeof(page));
+	}
 	return h;
 }
 

@@ -516,7 +516,7 @@ long sl_lookup_addrs(struct sl_lookup *l, const uint64_t *addrs, size_t n, struc
 			r = -ENOMEM;
 			goto out;
 		}
-		r = symindex_replay(&l->idx, &l->src, &l->lay, amb, namb, ans, ast);
+		r = symindex_replay_ids(&l->idx, &l->src, &l->lay, amb, namb, ans, ast);
 		if (r < 0)
 			goto out;
 		for (i = 0; i < namb; i++) {

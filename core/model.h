@@ -17,6 +17,12 @@
  * The tree replay (core/rbsim.c, core/symindex.c sim_*) mirrors perf's
  * rb-tree, symbols__fixup_end and symbols__fixup_duplicate, and calls the
  * model for names and choices.
+ *
+ * What differs between perf versions is data in the model (issue 14): the
+ * demangler and whether -v changes names, the argv rules, the fixup rules,
+ * the PLT synthesis variant, the address space of lookups. The index and
+ * the replay read these fields instead of assuming perf 6.1; a rule a model
+ * cannot mirror exactly makes the affected DSOs eager with a reason.
  */
 #ifndef SYMLAZY_MODEL_H
 #define SYMLAZY_MODEL_H
@@ -40,6 +46,48 @@ struct sl_invocation {
 
 #define SL_INV_STDIO     1      /* --stdio given */
 #define SL_INV_NOT_STDIO 2      /* --tui, --gtk or --stdio2 given */
+#define SL_INV_DATA_TYPE 4      /* data-type profiling asked (sl_argv_rules.data_type_options) */
+
+/* Which demangler perf calls for user symbol names (symbol-elf.c demangle_sym). */
+enum sl_demangler {
+	SL_DEMANGLER_LIBIBERTY = 0, /* libiberty cplus_demangle linked into perf (6.1) */
+	SL_DEMANGLER_PERF_CXX,      /* perf's util/demangle-cxx.cpp cxx_demangle_sym (6.4+):
+				     * __cxa_demangle in distribution builds */
+};
+
+/* How perf synthesizes PLT symbols after a load (dso__synthesize_plt_symbols). */
+enum sl_plt_rules {
+	SL_PLT_V61 = 0,             /* v6.1: .rela.plt/.rel.plt linked to .dynsym, entries
+				     * after one .plt header entry, nothing else */
+	SL_PLT_V62,                 /* rewritten in v6.2: symbol over .plt truncated, ".plt"
+				     * header symbol, .plt.got and .plt.sec entries, relocs in
+				     * r_offset order, non-lazy .plt, IFUNC names from the tree
+				     * (model_perf612.c lists the rules) */
+};
+
+/* What address perf looks a sample up with in a user DSO (map__map_ip). */
+enum sl_lookup_space {
+	SL_LOOKUP_FILE_OFFSET = 0,  /* ip - map start + pgoff, symbols at st_value -
+				     * (p_vaddr - p_offset): what core/perfdata.c computes */
+};
+
+/* symbols__fixup_end / symbols__fixup_duplicate (symbol.c). */
+struct sl_fixup_rules {
+	uint64_t last_page;         /* the last zero-size symbol of a pass ends at
+				     * roundup(start, last_page) + last_page (0 = 4096) */
+	int dup_marks_ifunc_alias;  /* the survivor of a same-start pair whose other
+				     * member is STT_GNU_IFUNC gets ifunc_alias (6.2+) */
+};
+
+/* The argv facts that differ between perf versions (perf.c, builtin-*.c). */
+struct sl_argv_rules {
+	const char *const *global_with_arg; /* global options before the subcommand
+					     * that take the next word (NULL-ended) */
+	int verbose_demangles;      /* -v / --debug verbose changes the names perf stores */
+	int data_type_options;      /* annotate --data-type/--type-stat/--insn-stat and
+				     * report --sort type/typeoff/typecln exist (6.8+):
+				     * they resolve data addresses from the whole table */
+};
 
 /* Symbol kinds a model's keep rule returns (before section checks). */
 enum sl_sym_kind { SL_SYM_SKIP = 0, SL_SYM_FUNC, SL_SYM_OBJECT, SL_SYM_LABEL };
@@ -62,10 +110,28 @@ struct sl_model {
 	char *(*demangle)(const char *raw, int mode, int *uncertain);
 	int (*choose_by_name)(const char *a, const char *b);  /* 0 keep a, 1 keep b */
 	int launches_workloads;
+
+	/* ---- rules as data (issue 14); a zeroed field means perf 6.1's rule ---- */
+	const char *versions;       /* the versions it mirrors, for messages ("6.1.x") */
+	enum sl_demangler demangler;
+	const struct sl_argv_rules *argv_rules;
+	struct sl_fixup_rules fixup;
+	enum sl_plt_rules plt;
+	enum sl_lookup_space lookup_space;
+	/* optional: heap bytes one kept symbol costs, from its raw @name (@namelen
+	 * bytes) and the demangling mode - for tools that store a demangled name
+	 * that can be longer than the raw one. NULL: sym_cost(namelen). */
+	uint64_t (*name_cost)(const char *name, uint64_t namelen, int dem_mode);
+	/* optional: can demangle() give exactly the tool's names in this process?
+	 * 1 yes; 0 no, with @why (NUL-terminated, @n bytes) saying why. */
+	int (*demangler_ready)(char *why, size_t n);
+	/* optional: what demangle() calls in this process (for the stats), or NULL */
+	const char *(*demangler_name)(void);
 };
 
-/* The models this build knows. */
+/* The models this build knows (core/tool.c perf_models[]: newest first). */
 extern const struct sl_model sl_model_perf61;
+extern const struct sl_model sl_model_perf612;
 
 /* sl_model_keeps - would @m keep @s, section checks aside? (the candidate
  * rule used for charging and counting; exact modelling is in symindex.c) */
@@ -74,9 +140,70 @@ static inline int sl_model_keeps(const struct sl_model *m, const GElf_Sym *s)
 	return m->sym_kind(s) != SL_SYM_SKIP;
 }
 
-/* perf 6.1's functions, for unit tests (tests/unit/test_model_perf61.c). */
+/* sl_model_cost - heap bytes @m charges for one kept symbol named @name. */
+static inline uint64_t sl_model_cost(const struct sl_model *m, const char *name, uint64_t namelen,
+				     int dem_mode)
+{
+	return m->name_cost && name ? m->name_cost(name, namelen, dem_mode) : m->sym_cost(namelen);
+}
+
+/* sl_model_last_page - symbols__fixup_end's page for the last symbol. */
+static inline uint64_t sl_model_last_page(const struct sl_model *m)
+{
+	return m && m->fixup.last_page ? m->fixup.last_page : 4096;
+}
+
+/*
+ * sl_perf_parse_argv - perf's argv as script/report/annotate read it, for
+ * the version whose differences @rules holds (global options with an
+ * argument, whether -v changes names, data-type options). The body of every
+ * perf model's parse_argv (core/model_perf61.c).
+ */
+int sl_perf_parse_argv(const struct sl_argv_rules *rules, int argc, char *const argv[],
+		       struct sl_invocation *inv);
+
+/* sl_perf_version_in_image - the first "\0<major>.<minor>.<patch>[suffix]\0"
+ * literal (major 3..9) of a perf image, copied to @buf; 0 if none. For
+ * messages about versions no model mirrors. */
+int sl_perf_version_in_image(const char *img, size_t len, char *buf, size_t n);
+
+/* perf 6.1's functions, for unit tests (tests/unit/test_model_perf61.c) and
+ * for the models of later versions whose rule did not change. */
 int perf61_parse_argv(int argc, char *const argv[], struct sl_invocation *inv);
 int perf61_text_output(struct sl_invocation *inv, int out_is_tty);
 int perf61_image_matches(const char *img, size_t len);
+enum sl_sym_kind perf61_sym_kind(const GElf_Sym *s);
+int perf61_label_section_ok(const char *section_name);
+uint64_t perf61_sym_cost(uint64_t namelen);
+int perf61_choose_by_name(const char *a, const char *b);
+extern const struct sl_argv_rules perf61_argv_rules;
+
+/* perf 6.12's functions, for unit tests (tests/unit/test_model_perf612.c). */
+int perf612_parse_argv(int argc, char *const argv[], struct sl_invocation *inv);
+int perf612_text_output(struct sl_invocation *inv, int out_is_tty);
+int perf612_image_matches(const char *img, size_t len);
+char *perf612_demangle(const char *raw, int mode, int *uncertain);
+uint64_t perf612_name_cost(const char *name, uint64_t namelen, int dem_mode);
+int perf612_demangler_ready(char *why, size_t n);
+const char *perf612_demangler_name(void);
+
+/*
+ * The functions perf 6.12 demangles with (symbol-elf.c demangle_sym): perf's
+ * own exported cxx/ocaml/java/rust demanglers when the perf executable
+ * exports them (dynamic symbol table), else libstdc++'s __cxa_demangle.
+ * perf612_demangler_set() replaces the lookup (tests); NULL restores it.
+ */
+struct perf612_demangler {
+	char *(*cxx)(const char *str, _Bool params, _Bool modifiers);   /* cxx_demangle_sym */
+	char *(*ocaml)(const char *str);                                /* ocaml_demangle_sym */
+	char *(*java)(const char *str, int flags);                      /* java_demangle_sym */
+	_Bool (*rust_is_mangled)(const char *str);
+	void (*rust_demangle)(char *str);                               /* rust_demangle_sym */
+	char *(*cxa)(const char *mangled, char *buf, size_t *len, int *status); /* __cxa_demangle */
+	const char *what;           /* "perf's cxx_demangle_sym", "__cxa_demangle", or NULL */
+	char why[160];              /* when neither is usable */
+};
+void perf612_demangler_set(const struct perf612_demangler *d);
+const struct perf612_demangler *perf612_demangler_get(void);
 
 #endif

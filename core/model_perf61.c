@@ -22,9 +22,22 @@
  * --list-opts, or an option missing its argument). --debug VAR[=N][,...]
  * may set verbose (util/debug.c perf_debug_option: "verbose" alone is 1),
  * which changes demangling like -v; --buildid-dir DIR sets the build-id
- * cache directory (util/config.c set_buildid_dir).
+ * cache directory (util/config.c set_buildid_dir). The options that take the
+ * next word besides these two (--debugfs-dir in 6.1; 6.12 adds --debug-file)
+ * come from @rules.
  */
-static int global_options(int argc, char *const argv[], int *verbose, const char **buildid_dir)
+static int takes_arg(const struct sl_argv_rules *rules, const char *a)
+{
+	const char *const *g;
+
+	for (g = rules->global_with_arg; g && *g; g++)
+		if (!strcmp(a, *g))
+			return 1;
+	return 0;
+}
+
+static int global_options(const struct sl_argv_rules *rules, int argc, char *const argv[],
+			  int *verbose, const char **buildid_dir)
 {
 	int i;
 
@@ -44,10 +57,10 @@ static int global_options(int argc, char *const argv[], int *verbose, const char
 			return -1;
 		} else if (!strcmp(a, "-p") || !strcmp(a, "--paginate") || !strcmp(a, "--no-pager")) {
 			continue;
-		} else if (!strcmp(a, "--debugfs-dir") || !strcmp(a, "--buildid-dir")) {
+		} else if (!strcmp(a, "--buildid-dir") || takes_arg(rules, a)) {
 			if (i + 1 >= argc)
 				return -1;
-			if (a[2] == 'b')
+			if (!strcmp(a, "--buildid-dir"))
 				*buildid_dir = argv[i + 1];
 			i++;
 		} else if (!strncmp(a, "--debugfs-dir=", 14)) {
@@ -69,14 +82,42 @@ static int global_options(int argc, char *const argv[], int *verbose, const char
 	return -1;
 }
 
-int perf61_parse_argv(int argc, char *const argv[], struct sl_invocation *out)
+static const char *const perf61_global_with_arg[] = { "--debugfs-dir", NULL };
+
+const struct sl_argv_rules perf61_argv_rules = {
+	.global_with_arg = perf61_global_with_arg,
+	.verbose_demangles = 1,     /* DMGL_PARAMS|DMGL_ANSI under -v */
+	.data_type_options = 0,
+};
+
+/* Is @list (a --sort/--fields value) naming a data-type sort key
+ * (util/sort.c v6.8+: "type", "typeoff", "typecln")? */
+static int names_data_type_key(const char *list)
+{
+	const char *p = list;
+
+	while (p && *p) {
+		size_t n = strcspn(p, ",");
+
+		if ((n == 4 && !strncmp(p, "type", 4)) || (n == 7 && !strncmp(p, "typeoff", 7)) ||
+		    (n == 7 && !strncmp(p, "typecln", 7)))
+			return 1;
+		p += n;
+		if (*p)
+			p++;
+	}
+	return 0;
+}
+
+int sl_perf_parse_argv(const struct sl_argv_rules *rules, int argc, char *const argv[],
+		       struct sl_invocation *out)
 {
 	int i, sub, verbose = 0, no_demangle = 0;
 	const char *name;
 
 	memset(out, 0, sizeof(*out));
 	out->demangle = SYMIDX_DEM_NOOPTS;
-	sub = global_options(argc, argv, &verbose, &out->buildid_dir);
+	sub = global_options(rules, argc, argv, &verbose, &out->buildid_dir);
 	name = sub < 0 ? NULL : argv[sub];
 	if (!name || (strcmp(name, "script") && strcmp(name, "report") && strcmp(name, "annotate"))) {
 		sl_why_set(&out->why, SL_R_NOT_SUBCMD, NULL);
@@ -121,11 +162,27 @@ int perf61_parse_argv(int argc, char *const argv[], struct sl_invocation *out)
 			verbose++;
 		} else if (a[0] == '-' && a[1] == 'v' && strspn(a + 1, "v") == strlen(a + 1)) {
 			verbose += (int)strlen(a + 1);  /* OPT_INCR('v', "verbose") */
+		} else if (rules->data_type_options && out->annotate &&
+			   (!strcmp(a, "--type-stat") || !strcmp(a, "--insn-stat") ||
+			    !strncmp(a, "--data-type", 11))) {
+			out->flags |= SL_INV_DATA_TYPE;
+		} else if (rules->data_type_options && out->report &&
+			   (!strcmp(a, "-s") || !strcmp(a, "--sort") || !strcmp(a, "-F") ||
+			    !strcmp(a, "--fields")) && i + 1 < argc) {
+			if (names_data_type_key(argv[++i]))
+				out->flags |= SL_INV_DATA_TYPE;
+		} else if (rules->data_type_options && out->report &&
+			   (!strncmp(a, "--sort=", 7) || !strncmp(a, "--fields=", 9) ||
+			    (a[0] == '-' && (a[1] == 's' || a[1] == 'F') && a[2]))) {
+			if (names_data_type_key(a[1] == '-' ? strchr(a, '=') + 1 : a + 2))
+				out->flags |= SL_INV_DATA_TYPE;
 		} else if (!strcmp(a, "--")) {
 			break;
 		}
 	}
 	/* symbol-elf.c demangle_sym: verbose > 0 -> DMGL_PARAMS | DMGL_ANSI */
+	if (!rules->verbose_demangles)
+		verbose = 0;
 	out->demangle = no_demangle ? SYMIDX_DEM_NONE : verbose > 0 ? SYMIDX_DEM_VERBOSE : SYMIDX_DEM_NOOPTS;
 	if (!out->input) {
 		out->input = "perf.data";
@@ -137,6 +194,11 @@ int perf61_parse_argv(int argc, char *const argv[], struct sl_invocation *out)
 		return 0;
 	}
 	return 1;
+}
+
+int perf61_parse_argv(int argc, char *const argv[], struct sl_invocation *out)
+{
+	return sl_perf_parse_argv(&perf61_argv_rules, argc, argv, out);
 }
 
 /* The version perf prints ("6.1.187") is a NUL-terminated literal in its
@@ -157,6 +219,38 @@ int perf61_image_matches(const char *img, size_t len)
 	return 0;
 }
 
+int sl_perf_version_in_image(const char *img, size_t len, char *buf, size_t n)
+{
+	const char *p = img, *end = img + len;
+
+	if (n)
+		buf[0] = '\0';
+	while (p < end && (p = memchr(p, '\0', (size_t)(end - p))) != NULL) {
+		const char *q = p + 1, *d;
+		int dots = 0;
+
+		p++;
+		if (q >= end || *q < '3' || *q > '9' || q + 1 >= end || q[1] != '.')
+			continue;
+		for (d = q + 1; d < end && dots < 2 && *d == '.' && d + 1 < end && d[1] >= '0' && d[1] <= '9';) {
+			dots++;
+			d++;
+			while (d < end && *d >= '0' && *d <= '9')
+				d++;
+		}
+		if (dots < 2)
+			continue;
+		while (d < end && d - q < 64 && *d && (strchr("+-.~_", *d) || (*d >= '0' && *d <= '9') ||
+						       (*d >= 'a' && *d <= 'z') || (*d >= 'A' && *d <= 'Z')))
+			d++;
+		if (d < end && *d == '\0') {
+			snprintf(buf, n, "%.*s", (int)(d - q), q);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* perf report and perf annotate annotate interactively (TUI) unless --stdio
  * is given or stdout is not a terminal (ui/setup.c setup_browser: use_browser
  * = 0 when !isatty(1), unless --gtk); builtin-annotate.c then prints with
@@ -167,6 +261,10 @@ int perf61_text_output(struct sl_invocation *a, int out_is_tty)
 {
 	if (!a->annotate && !a->report)
 		return 1;
+	if (a->flags & SL_INV_DATA_TYPE) {
+		sl_why_set(&a->why, SL_R_DATA_TYPE, NULL);
+		return 0;
+	}
 	if (a->flags & SL_INV_NOT_STDIO) {
 		sl_why_set(&a->why, SL_R_INTERACTIVE, NULL);
 		return 0;
@@ -180,7 +278,7 @@ int perf61_text_output(struct sl_invocation *a, int out_is_tty)
 
 /* elf_sym__is_label() / elf_sym__filter() (is_function || is_object) of
  * symbol-elf.c; SHN_ABS symbols are skipped by the main loop too. */
-static enum sl_sym_kind perf61_sym_kind(const GElf_Sym *s)
+enum sl_sym_kind perf61_sym_kind(const GElf_Sym *s)
 {
 	int t = GELF_ST_TYPE(s->st_info), vis = GELF_ST_VISIBILITY(s->st_other);
 
@@ -197,7 +295,7 @@ static enum sl_sym_kind perf61_sym_kind(const GElf_Sym *s)
 
 /* Labels are kept only in sections whose name holds "text" or "data"
  * (dso__load_sym_internal: the is_label && !elf_sec__filter check). */
-static int perf61_label_section_ok(const char *name)
+int perf61_label_section_ok(const char *name)
 {
 	return name && (strstr(name, "text") || strstr(name, "data"));
 }
@@ -214,7 +312,7 @@ static int perf61_label_section_ok(const char *name)
  * perf keeps demangled names and frees the .dynsym twins it deduplicates.
  * Charging 64 + raw name length + 1 never undercounts, so the cap holds.
  */
-static uint64_t perf61_sym_cost(uint64_t namelen)
+uint64_t perf61_sym_cost(uint64_t namelen)
 {
 	return 64u + namelen + 1;
 }
@@ -262,7 +360,7 @@ static int underscores(const char *n)
 
 /* The name rules of choose_best_symbol() (symbol.c): fewer leading
  * underscores, then the longer name, then not "SyS"/"compat_SyS". */
-static int perf61_choose_by_name(const char *na, const char *nb)
+int perf61_choose_by_name(const char *na, const char *nb)
 {
 	int ua = underscores(na), ub = underscores(nb);
 	size_t sa, sb;
@@ -294,4 +392,10 @@ const struct sl_model sl_model_perf61 = {
 	.demangle = perf61_demangle,
 	.choose_by_name = perf61_choose_by_name,
 	.launches_workloads = 1,
+	.versions = "6.1.x",
+	.demangler = SL_DEMANGLER_LIBIBERTY,
+	.argv_rules = &perf61_argv_rules,
+	.fixup = { .last_page = 4096, .dup_marks_ifunc_alias = 0 },
+	.plt = SL_PLT_V61,
+	.lookup_space = SL_LOOKUP_FILE_OFFSET,
 };

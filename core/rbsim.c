@@ -333,6 +333,11 @@ uint32_t rbs_find(const struct rbs *t, uint64_t ip)
 
 void rbs_fixup_end(struct rbs *t)
 {
+	rbs_fixup_end_page(t, 4096);
+}
+
+void rbs_fixup_end_page(struct rbs *t, uint64_t page)
+{
 	uint32_t prev, curr = rbs_first(t), nd;
 
 	if (!curr)
@@ -344,7 +349,7 @@ void rbs_fixup_end(struct rbs *t)
 			N(prev).end = N(curr).start;
 	}
 	if (N(curr).end == N(curr).start)
-		N(curr).end = (N(curr).start + 4095) / 4096 * 4096 + 4096;
+		N(curr).end = (N(curr).start + page - 1) / page * page + page;
 }
 
 static int check(const struct rbs *t, uint32_t x, int *bh)

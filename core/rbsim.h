@@ -40,6 +40,9 @@ uint32_t rbs_next(const struct rbs *t, uint32_t x);
 uint32_t rbs_find(const struct rbs *t, uint64_t ip);
 /* symbols__fixup_end(is_kallsyms=false). */
 void rbs_fixup_end(struct rbs *t);
+/* ... with the last symbol ending at roundup(start, @page) + @page (the
+ * model's fixup rule; rbs_fixup_end uses 4096). */
+void rbs_fixup_end_page(struct rbs *t, uint64_t page);
 /* rbs_check - verify BST order and red-black invariants; 0 if valid. For tests. */
 int rbs_check(const struct rbs *t);
 

@@ -61,8 +61,17 @@ int sl_session_config(struct sl_session *s, const char *(*get)(const char *name)
 	s->start_mntns[n > 0 ? n : 0] = '\0';
 	/* launchers in front of perf (env, time, sudo, sh) keep LD_PRELOAD so
 	 * perf still gets it: only the tool itself drops us */
-	s->drop_preload = !s->cfg.inherit && sl_tool_self() == SL_TOOL_PERF &&
-			  sl_model_perf61.launches_workloads;
+	{
+		/* every perf model launches workloads; the version is not known
+		 * yet (the image is read at the first libelf call) */
+		const struct sl_model *const *ms;
+		size_t nm = sl_models_for_tool(SL_TOOL_PERF, &ms), k;
+		int launches = 0;
+
+		for (k = 0; k < nm; k++)
+			launches |= ms[k]->launches_workloads;
+		s->drop_preload = !s->cfg.inherit && sl_tool_self() == SL_TOOL_PERF && launches;
+	}
 	return 1;
 }
 
@@ -153,11 +162,18 @@ static int use_addrs_file(struct sl_session *s)
  */
 static void setup_lazy(struct sl_session *s)
 {
-	char input[PATH_MAX], err[256] = "";
+	char input[PATH_MAX], err[256] = "", version[80] = "";
+	const struct sl_model *m = NULL, *any = NULL;
 	struct sl_why why;
 	int r;
 
 	s->totals.lazy = "off";
+	if (s->is_perf) {
+		/* the version first: its model reads the argv and prices symbols
+		 * (the budget applies with lazy mode off too) */
+		m = sl_model_for_self_version(SL_TOOL_PERF, &any, version, sizeof(version));
+		s->model = m ? m : any ? any : s->model;
+	}
 	if (s->cfg.lazy == LAZY_OFF) {
 		set_lazy_why(s, SL_R_LAZY_OFF, NULL);
 		goto addrs_file;
@@ -166,20 +182,22 @@ static void setup_lazy(struct sl_session *s)
 		set_lazy_why(s, SL_R_NOT_PERF, NULL);
 		goto addrs_file;
 	}
-	if (!lazy_target(s, input, sizeof(input), &why)) {
-		why_to_totals(s, &why);
-		goto addrs_file;
-	}
 	{
-		const struct sl_model *any = NULL, *m = sl_model_for_self(SL_TOOL_PERF, &any);
-
+		if (!lazy_target(s, input, sizeof(input), &why)) {
+			why_to_totals(s, &why);
+			goto addrs_file;
+		}
 		if (!m && s->cfg.lazy == LAZY_AUTO) {
-			sl_warnx("symlazy: this perf is not 6.1, whose symbol loading lazy mode mirrors; "
-				 "loading all symbols (SYMLAZY_LAZY=on overrides)");
-			set_lazy_why(s, SL_R_PERF_VERSION, NULL);
+			sl_warnx("symlazy: this perf (%s) is not a version whose symbol loading lazy mode mirrors "
+				 "(perf 6.1.x, 6.12.x); loading all symbols (SYMLAZY_LAZY=on overrides)",
+				 version[0] ? version : "version unknown");
+			set_lazy_why(s, SL_R_PERF_VERSION, version[0] ? version : "unknown");
 			return;
 		}
-		s->model = m ? m : any;
+		if (s->model->lookup_space != SL_LOOKUP_FILE_OFFSET) {
+			set_lazy_why(s, SL_R_UNMODELABLE, "lookups in an address space perf.data is not read into");
+			return;
+		}
 	}
 	r = perfdata_read(input, s->ops, &s->addrs, err, sizeof(err));
 	if (r < 0) {
@@ -257,6 +275,11 @@ void sl_session_report(struct sl_session *s)
 {
 	FILE *f;
 
+	if (s->is_perf && s->model) {
+		s->totals.model = s->model->name;
+		if (s->lazy_on && s->model->demangler_name)
+			s->totals.demangler = s->model->demangler_name();
+	}
 	s->totals.charged_bytes = atomic_load(&s->budget.used);
 	s->totals.refused_bytes = atomic_load(&s->budget.refused);
 	pthread_mutex_lock(&s->stats_lock);
@@ -441,6 +464,8 @@ void sl_dso_plan(struct sl_session *s, struct sl_dso *d, sl_sibling_fn sib, void
 		d->plan_mode = SL_LAZY;
 	else if (r < 0)
 		sl_why_set(&d->why, SL_R_PLAN_FAILED, "%s", strerror(-r));
+	else if (r == SYMIDX_PLAN_DEMANGLER)
+		sl_why_set(&d->why, SL_R_DEMANGLER, "%s", why);
 	else
 		sl_why_set(&d->why, SL_R_UNMODELABLE, "%s", why);
 out:
@@ -483,6 +508,18 @@ static size_t name_len(const struct sl_table *t, const GElf_Sym *sym)
 	return strnlen(p, t->strtab->d_size - sym->st_name);
 }
 
+/* What one kept symbol costs the tool (model.h sl_model_cost): the name is
+ * passed only when it is NUL-terminated inside the string table. */
+static uint64_t sym_cost(const struct sl_session *s, const struct sl_table *t, const GElf_Sym *sym)
+{
+	size_t n = name_len(t, sym);
+	const char *p = NULL;
+
+	if (n && sym->st_name + n < t->strtab->d_size)
+		p = (const char *)t->strtab->d_buf + sym->st_name;
+	return sl_model_cost(s->model, p, n, s->dem_mode);
+}
+
 static void budget_warn(struct sl_session *s, const struct sl_table *t)
 {
 	if (atomic_exchange(&s->budget_warned, 1))
@@ -507,7 +544,7 @@ static int bp_get(void *ctx, uint32_t idx, struct bp_sym *out)
 	out->value = sym.st_value;
 	out->size = sym.st_size;
 	out->candidate = sl_model_keeps(c->s->model, &sym);
-	out->cost = out->candidate ? c->s->model->sym_cost(name_len(c->t, &sym)) : 0;
+	out->cost = out->candidate ? sym_cost(c->s, c->t, &sym) : 0;
 	return 0;
 }
 
@@ -676,7 +713,7 @@ void sl_table_filter(struct sl_session *s, struct sl_table *t, struct sl_dso *d,
 		if ((!s->cfg.max_bytes && s->cfg.stats == STATS_OFF) || !sl_model_keeps(m, dst))
 			break;
 		{
-			uint64_t cost = m->sym_cost(name_len(t, dst));
+			uint64_t cost = sym_cost(s, t, dst);
 
 			if (budget_try_charge(&s->budget, cost)) {
 				if (t->st) {

@@ -39,6 +39,14 @@ int stats_write_json(FILE *f, const struct stats_totals *t, const struct scan_st
 	}
 	fprintf(f, ",\"addr_dsos\":%llu,\"addrs\":%llu", (unsigned long long)t->addr_dsos,
 		(unsigned long long)t->addrs);
+	if (t->model) {
+		fprintf(f, ",\"model\":");
+		stats_json_str(f, t->model);
+	}
+	if (t->demangler) {
+		fprintf(f, ",\"demangler\":");
+		stats_json_str(f, t->demangler);
+	}
 	fprintf(f, ",\"totals\":{\"scanned\":%llu,\"passed\":%llu,\"dropped\":%llu,\"bytes\":%llu},\"dsos\":[",
 		(unsigned long long)sc, (unsigned long long)pa, (unsigned long long)dr, (unsigned long long)by);
 	for (s = list; s; s = s->next) {

@@ -33,6 +33,8 @@ struct stats_totals {
 	const char *lazy_reason_code; /* sl_reason_name(), NULL if none */
 	char lazy_reason[768];
 	uint64_t addr_dsos, addrs;  /* DSOs and addresses read from perf.data */
+	const char *model;          /* the tool model's name ("perf-6.12"), NULL if none */
+	const char *demangler;      /* what the model demangles with, NULL if not asked */
 };
 
 /* stats_write_json - one JSON object (see README "Stats"). Returns 0 or -errno. */

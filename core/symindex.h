@@ -29,6 +29,10 @@
 #define SYMIDX_MAX_LOADS 16
 #define SYMIDX_MAX_SECS 128
 #define SYMIDX_NONE 0xffffffffu
+#define SYMIDX_MAX_IFUNC 128
+/* symindex_plan(): 2 = use the full table because a name-dependent choice
+ * needs a demangler the model cannot reproduce here (reason "demangler") */
+#define SYMIDX_PLAN_DEMANGLER 2
 
 /* perf's demangling of user symbol names (symbol-elf.c demangle_sym):
  * cplus_demangle(name, verbose ? DMGL_PARAMS|DMGL_ANSI : DMGL_NO_OPTS)
@@ -58,6 +62,25 @@ struct symidx_layout {          /* facts about the runtime ELF of the DSO */
 	int plt_ok;
 	uint64_t plt_first, plt_entsize;
 	uint32_t nplt_rel;
+	/* PLT synthesis of perf 6.2+ (model.h SL_PLT_V62), see struct symidx_plt2 */
+	struct symidx_plt2 {
+		uint32_t ok;            /* a section named .plt exists (the first one) */
+		uint32_t sizes_ok;      /* get_plt_sizes() gave an entry size */
+		uint32_t machine;       /* e_machine */
+		uint64_t plt_off, plt_size, hdr, ent; /* .plt; header and entry sizes */
+		uint64_t got_off, got_ent;            /* x86 .plt.got (got_ent 0: none) */
+		uint32_t ngot;                        /* its entries */
+		uint32_t sec;                         /* x86 .plt.sec exists */
+		uint64_t sec_off, sec_ent;
+		uint32_t rel_ok;        /* the relocation loop runs, nrel entries */
+		uint32_t nrel;
+		uint32_t unmodelable;   /* perf would fault (relocation sh_entsize 0) */
+		uint32_t ifunc_unknown; /* some entry's name may come from the tree but
+					 * was not recorded (too many, stale symbol) */
+		uint32_t nifunc;        /* entries named from the tree (get_ifunc_name) */
+		uint32_t ifunc_k[SYMIDX_MAX_IFUNC];   /* their positions in r_offset order */
+		uint64_t ifunc_addr[SYMIDX_MAX_IFUNC];/* the file offset perf looks up */
+	} p2;
 };
 
 struct symidx_entry {           /* one candidate symbol */
@@ -174,7 +197,13 @@ int symindex_layout(const struct elf_ops *ops, Elf *elf, uint64_t fsize, struct 
  *          group, recursively (perf's fixup_end uses the in-order successor);
  *   rule 4 (PLT): at least one group is kept so perf's ret > 0 and PLT
  *          synthesis runs as in the full load.
- * Returns 0 (plan made), 1 (use the full table; @why says why), -errno.
+ * The model of @src (perf 6.1 without @src) gives the PLT variant and the
+ * fixup rules: with SL_PLT_V62 the replay also truncates the symbol over
+ * .plt, inserts the .plt/.plt.got/.plt.sec symbols, marks IFUNC aliases and
+ * names IFUNC entries from the tree (the group that names a looked-up entry
+ * is kept); answers are compared as (symbol, end, name source).
+ * Returns 0 (plan made), 1 (use the full table; @why says why),
+ * SYMIDX_PLAN_DEMANGLER (the same, because of the demangler), -errno.
  * @kept_groups gets the number of groups kept.
  */
 int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
@@ -183,13 +212,40 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 		  uint8_t *keep_symtab, uint8_t *keep_dynsym,
 		  uint32_t *kept_groups, char *why, size_t whysz);
 
+/* What perf answers an address with, by the replay of its whole load. */
+enum symidx_answer_kind {
+	SYMIDX_ANS_NONE = 0,        /* no symbol */
+	SYMIDX_ANS_SYM,             /* a symbol of .symtab (table 0) or .dynsym (1) */
+	SYMIDX_ANS_PLT,             /* the index-th PLT relocation entry */
+	SYMIDX_ANS_PLT_HDR,         /* the ".plt" symbol (6.2+) */
+	SYMIDX_ANS_PLT_GOT,         /* the index-th .plt.got entry (6.2+) */
+};
+
+struct symidx_answer {
+	enum symidx_answer_kind kind;
+	uint32_t table, index;
+	uint64_t start, end;        /* perf's symbol start and end (after fixups) */
+	int named_from;             /* 6.2+ IFUNC entry named after a symbol: 1 */
+	uint32_t name_table, name_index;
+};
+
+/*
+ * symindex_replay - perf's answers for @addrs (any order) from a replay of
+ * its load of the full table with the model of @src (rbsim.h + PLT
+ * synthesis). For tests and tools. Returns 0, 1 (a duplicate choice needed
+ * names the model could not give: answers may be wrong), -errno.
+ */
+int symindex_replay(const struct symidx *idx, const struct symidx_src *src,
+		    const struct symidx_layout *lay, const uint64_t *addrs, size_t naddrs,
+		    struct symidx_answer *out);
+
 /* symindex_find - group index that perf's full table answers @addr with, or
  * SYMIDX_NONE (no symbol / ambiguous). For tests and tools. */
 uint32_t symindex_find(const struct symidx *idx, uint64_t addr);
 
 /*
- * symindex_replay - perf's answers for @addrs (any order) from a replay of
- * its whole load of @src (both passes, symbols__fixup_end,
+ * symindex_replay_ids - symindex_replay() as ids: perf's answers for @addrs
+ * (any order) from a replay of its whole load of @src (both passes, symbols__fixup_end,
  * symbols__fixup_duplicate, PLT synthesis; core/rbsim.c). Per address,
  * @ans[i] gets the node perf's symbols__find returns: SYMIDX_ID(table, idx)
  * for a table symbol, SYMIDX_ID_PLT | k for the k-th synthesized PLT symbol
@@ -201,10 +257,12 @@ uint32_t symindex_find(const struct symidx *idx, uint64_t addr);
  */
 #define SYMIDX_ID(table, idx) (((uint64_t)(table) << 32) | (uint32_t)(idx))
 #define SYMIDX_ID_PLT  (2ull << 32)
+#define SYMIDX_ID_PLT_HDR (3ull << 32)   /* the ".plt" symbol (perf 6.2+) */
+#define SYMIDX_ID_PLT_GOT (4ull << 32)   /* | j: the j-th .plt.got entry (perf 6.2+) */
 #define SYMIDX_ID_NULL UINT64_MAX
-int symindex_replay(const struct symidx *idx, const struct symidx_src *src,
-		    const struct symidx_layout *lay, const uint64_t *addrs, size_t naddrs,
-		    uint64_t *ans, uint64_t *ans_start);
+int symindex_replay_ids(const struct symidx *idx, const struct symidx_src *src,
+			const struct symidx_layout *lay, const uint64_t *addrs, size_t naddrs,
+			uint64_t *ans, uint64_t *ans_start);
 
 /* Heap sort of entries by (start, table, idx), in place, no allocation. */
 void symindex_sort(struct symidx_entry *e, size_t n);

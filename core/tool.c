@@ -39,22 +39,46 @@ enum sl_tool sl_tool_self(void)
 	return sl_tool_from_exe(exe);
 }
 
-/* Models per tool, newest first; the first is the default for LAZY=on. */
-static const struct sl_model *const perf_models[] = { &sl_model_perf61 };
+/* Models per tool, newest first; the first is the default for LAZY=on
+ * (later perfs keep 6.12's PLT and demangling rules, not 6.1's). */
+static const struct sl_model *const perf_models[] = { &sl_model_perf612, &sl_model_perf61 };
 
+/* The model whose version probe matches, only if exactly one does (an image
+ * holding two version literals is no version we know). */
 const struct sl_model *sl_model_for_image(enum sl_tool tool, const char *img, size_t len)
 {
+	const struct sl_model *m = NULL;
 	size_t i;
 
 	if (tool != SL_TOOL_PERF)
 		return NULL;
-	for (i = 0; i < sizeof(perf_models) / sizeof(perf_models[0]); i++)
-		if (perf_models[i]->image_matches(img, len))
-			return perf_models[i];
-	return NULL;
+	for (i = 0; i < sizeof(perf_models) / sizeof(perf_models[0]); i++) {
+		if (!perf_models[i]->image_matches(img, len))
+			continue;
+		if (m)
+			return NULL;
+		m = perf_models[i];
+	}
+	return m;
+}
+
+size_t sl_models_for_tool(enum sl_tool tool, const struct sl_model *const **models)
+{
+	if (tool != SL_TOOL_PERF) {
+		*models = NULL;
+		return 0;
+	}
+	*models = perf_models;
+	return sizeof(perf_models) / sizeof(perf_models[0]);
 }
 
 const struct sl_model *sl_model_for_self(enum sl_tool tool, const struct sl_model **any_model)
+{
+	return sl_model_for_self_version(tool, any_model, NULL, 0);
+}
+
+const struct sl_model *sl_model_for_self_version(enum sl_tool tool, const struct sl_model **any_model,
+						 char *version, size_t n)
 {
 	const struct sl_model *m = NULL;
 	struct stat st;
@@ -77,6 +101,8 @@ const struct sl_model *sl_model_for_self(enum sl_tool tool, const struct sl_mode
 	if (img == MAP_FAILED)
 		return NULL;
 	m = sl_model_for_image(tool, img, (size_t)st.st_size);
+	if (!m && version && n)     /* for the message about an unknown version */
+		sl_perf_version_in_image(img, (size_t)st.st_size, version, n);
 	munmap(img, (size_t)st.st_size);
 	return m;
 }

@@ -30,13 +30,21 @@ enum sl_tool sl_tool_self(void);
 
 /*
  * sl_model_for_image - the model of @tool whose version probe matches the
- * executable image (@img, @len bytes), or NULL (unknown version).
+ * executable image (@img, @len bytes), or NULL (unknown version, or more
+ * than one model matches).
  * sl_model_for_self - the same for /proc/self/exe (mapped read-only, then
  * unmapped). *@any_model (may be NULL) gets the tool's default model (to be
  * used under SYMLAZY_LAZY=on when the version is not known).
  */
 const struct sl_model *sl_model_for_image(enum sl_tool tool, const char *img, size_t len);
 const struct sl_model *sl_model_for_self(enum sl_tool tool, const struct sl_model **any_model);
+/* ... and, when no model matches, the version literal found in the image
+ * (sl_perf_version_in_image; "" if none) into @version (@n bytes; may be
+ * NULL; left as it is when a model matches). */
+const struct sl_model *sl_model_for_self_version(enum sl_tool tool, const struct sl_model **any_model,
+						 char *version, size_t n);
+/* sl_models_for_tool - the models of @tool, newest first (*@models); count. */
+size_t sl_models_for_tool(enum sl_tool tool, const struct sl_model *const **models);
 
 /*
  * sl_cmdline_read - read a NUL-separated command line (/proc/PID/cmdline

@@ -18,7 +18,9 @@
 # Prints markdown tables and writes them to build/bench.md. Outputs of the last
 # repetition are kept in build/bench-out/ for inspection.
 # Environment: BENCH_REPEAT (3), BENCH_TOOLS ("script report"), BENCH_MODES,
-# SYMLAZY_SO (build/libsymlazy.so), PEAKRSS (build/bin/peakrss), PERF (perf).
+# SYMLAZY_SO (build/libsymlazy.so), PEAKRSS (build/bin/peakrss), PERF (perf),
+# BENCH_DATA (perf.data to use or record, default FIXTURE_DIR/perf.data: one
+# per perf version, perf 6.1 cannot read 6.12's), BENCH_OUT, BENCH_MD.
 set -u
 ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 FIX=${1:-$ROOT/build/fixture}
@@ -29,9 +31,9 @@ PERF=${PERF:-perf}
 REPEAT=${BENCH_REPEAT:-3}
 TOOLS=${BENCH_TOOLS:-script report}
 MODES=${BENCH_MODES:-stock mmap budget-8M lazy floor}
-OUT=$ROOT/build/bench-out
-MD=$ROOT/build/bench.md
-DATA=$FIX/perf.data
+OUT=${BENCH_OUT:-$ROOT/build/bench-out}
+MD=${BENCH_MD:-$ROOT/build/bench.md}
+DATA=${BENCH_DATA:-$FIX/perf.data}
 
 # The modes define the SYMLAZY_* settings; don't inherit the caller's.
 unset SYMLAZY_MMAP SYMLAZY_MAX_BYTES SYMLAZY_LAZY SYMLAZY_HIDE_ALL SYMLAZY_STATS SYMLAZY_DISABLE

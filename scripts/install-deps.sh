@@ -2,17 +2,34 @@
 # Install the Debian packages symlazy needs to build and test, when missing.
 # Root only; otherwise just report what is missing.
 PKGS="build-essential libiberty-dev libelf-dev libunwind-dev uthash-dev libcmocka-dev libzstd-dev pkg-config linux-perf elfutils bpfcc-tools python3-bpfcc python3 binutils clang libclang-rt-14-dev musl-tools"
-missing=""
+# perf 6.12 for tests/integration/perf612.sh (scripts/build-perf612.sh builds
+# it from the source package; optional: not every archive has it)
+PKGS_PERF612="linux-source-6.12 libdw-dev libslang2-dev libperl-dev python3-dev libcap-dev libnuma-dev libbabeltrace-dev systemtap-sdt-dev libtraceevent-dev flex bison xz-utils"
+missing="" missing612=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+for p in $PKGS_PERF612; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing612="$missing612 $p"
+done
+[ -z "$missing$missing612" ] && exit 0
 if [ "$(id -u)" != 0 ]; then
-	echo "symlazy: missing Debian packages:$missing (run as root to install them)" >&2
+	[ -n "$missing" ] && echo "symlazy: missing Debian packages:$missing (run as root to install them)" >&2
+	[ -n "$missing612" ] &&
+		echo "symlazy: missing for the perf 6.12 tests:$missing612 (run as root to install them)" >&2
 	exit 0
 fi
-echo "symlazy: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq >/dev/null 2>&1 || true
-apt-get install -y -qq --no-install-recommends $missing >/dev/null 2>&1 || \
-	apt-get install -y $missing
+rc=0
+if [ -n "$missing" ]; then
+	echo "symlazy: installing$missing" >&2
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null 2>&1 || \
+		apt-get install -y $missing || rc=$?
+fi
+if [ -n "$missing612" ]; then
+	echo "symlazy: installing (perf 6.12 tests)$missing612" >&2
+	apt-get install -y -qq --no-install-recommends $missing612 >/dev/null 2>&1 ||
+		echo "symlazy: could not install$missing612; tests/integration/perf612.sh will skip" >&2
+fi
+exit $rc

@@ -36,12 +36,14 @@
 #      SYMLAZY_SO (shim to test, default build/libsymlazy.so; a copy is used so
 #      a rebuild during the run cannot mix two versions),
 #      CORPUS_SECS (recording length per program, default 0.3),
-#      CORPUS_CASES (space-separated subset of case names, default all).
+#      CORPUS_CASES (space-separated subset of case names, default all),
+#      CORPUS_DIR (build products and outputs, default build/corpus; another
+#      perf's run, e.g. tests/integration/perf612.sh, uses its own).
 set -u
 ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 SO=${SYMLAZY_SO:-$ROOT/build/libsymlazy.so}
 SRC=$ROOT/tests/corpus
-B=$ROOT/build/corpus
+B=${CORPUS_DIR:-$ROOT/build/corpus}
 BIN=$B/bin
 DATA=$B/data
 OUT=$B/out
@@ -68,10 +70,10 @@ command -v "$PERF" >/dev/null 2>&1 || { skip "corpus: perf not installed"; exit 
 command -v "$CC" >/dev/null 2>&1 || { skip "corpus: no C compiler ($CC)"; exit 0; }
 
 # one run at a time per tree (the runner may be started by several people)
-mkdir -p "$ROOT/build" || exit 1
+mkdir -p "$ROOT/build" "$(dirname "$B")" || exit 1
 if command -v flock >/dev/null 2>&1; then
-	exec 9>"$ROOT/build/corpus.lock"
-	flock -w 900 9 || { fail "corpus: build/corpus.lock is held by another run"; exit 1; }
+	exec 9>"$B.lock"
+	flock -w 900 9 || { fail "corpus: $B.lock is held by another run"; exit 1; }
 fi
 rm -rf "$B"
 mkdir -p "$BIN" "$DATA" "$OUT" "$B/home" "$B/cache" "$B/lib" || exit 1

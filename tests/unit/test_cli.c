@@ -410,7 +410,7 @@ static void test_lookup_matches_replay(void **state)
 	ans = calloc(n, sizeof(*ans));
 	ast = calloc(n, sizeof(*ast));
 	res = calloc(n, sizeof(*res));
-	assert_int_equal(symindex_replay(&idx, &src, &lay, a, n, ans, ast), 0);
+	assert_int_equal(symindex_replay_ids(&idx, &src, &lay, a, n, ans, ast), 0);
 	assert_int_equal(sl_lookup_open(lso, NULL, &l, err, sizeof(err)), 0);
 	assert_true(sl_lookup_addrs(l, a, n, res) > 0);
 	for (size_t i = 0; i < n; i++) {
