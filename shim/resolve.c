@@ -20,8 +20,8 @@
 
 extern void *dlvsym(void *, const char *, const char *) __attribute__((weak));
 
-struct elf_ops real_ops;
-struct shim_real real_x;
+struct elf_ops real_ops = { .gelf_getsym = shim_stub_getsym };
+struct shim_real real_x = { .gelf_getsymshndx = shim_stub_getsymshndx };
 
 struct real_fn {
 	const char *name, *version;
@@ -84,9 +84,9 @@ static int resolve_lib(const struct real_lib *l)
 			}
 			p = handle ? find_in(handle, f->name, f->version) : NULL;
 		}
-		*f->slot = p;
 		if (!p)
 			return 0;
+		*f->slot = p;       /* never NULL: the fast path jumps through slots */
 	}
 	return 1;
 }
@@ -99,6 +99,10 @@ int shim_resolve(void)
 		lib_ok[i] = resolve_lib(&libs[i]);
 		if (!lib_ok[i] && libs[i].required)
 			ok = 0;
+	}
+	if (!ok) {           /* inert: the fast-path slots keep returning NULL */
+		real_ops.gelf_getsym = shim_stub_getsym;
+		real_x.gelf_getsymshndx = shim_stub_getsymshndx;
 	}
 	return ok;
 }

@@ -39,6 +39,34 @@ int shim_lib_ok(enum shim_lib lib);
 int shim_ready(void);
 int shim_active(void);   /* ready and not inert */
 
+/* Resolving stubs: the first values of real_ops.gelf_getsym and
+ * real_x.gelf_getsymshndx, and their values again when libelf is not found
+ * whole (then they return NULL, as every wrapper of an inert shim does). */
+GElf_Sym *shim_stub_getsym(Elf_Data *data, int ndx, GElf_Sym *dst);
+GElf_Sym *shim_stub_getsymshndx(Elf_Data *symdata, Elf_Data *shndxdata, int ndx, GElf_Sym *dst,
+				Elf32_Word *xshndx);
+
+/*
+ * The per-thread scan filter (state.c). A symbol read matters to symlazy only
+ * at index 0 (a scan may start) or on a table whose full-table scan this
+ * thread started and has not finished (core/scan.h). `armed` is that table
+ * when there is exactly one, NULL when there is none; `multi` is set when
+ * there may be more (then every read takes the slow path). Any other read is
+ * passed through after one compare: shim_sym_fast().
+ */
+struct shim_tscan {
+	Elf_Data *armed;
+	int multi;
+};
+extern __thread struct shim_tscan shim_tscan __attribute__((tls_model("initial-exec")));
+
+/* shim_sym_fast - 1 if gelf_getsym*(@data, @ndx) cannot be part of a scan
+ * this thread is filtering: nothing to do beyond the real call. */
+static inline int shim_sym_fast(const Elf_Data *data, int ndx)
+{
+	return ndx != 0 && data != shim_tscan.armed && !shim_tscan.multi;
+}
+
 /* Hooks called by the wrappers (state.c). */
 Elf_Cmd shim_begin_cmd(int fd, Elf_Cmd cmd, Elf *ref, int *upgraded);
 void shim_track_elf(Elf *elf, int fd, int mmapped);

@@ -142,6 +142,8 @@ static void setup(void)
 		atexit(report_stats);
 }
 
+__thread struct shim_tscan shim_tscan __attribute__((tls_model("initial-exec")));
+
 int shim_ready(void)
 {
 	pthread_once(&P.once, setup);
@@ -304,6 +306,40 @@ static __thread __attribute__((tls_model("initial-exec"))) struct {
 	unsigned long gen;
 } tcache;
 
+/*
+ * This thread's tables with a live scan (started at index 0 by this thread,
+ * next index below the table size), at most ARM_MAX; shim_tscan (shim.h)
+ * summarises them for the wrappers' fast path: the one table, or multi. A
+ * set that overflows stays multi for good (the slow path is always right).
+ * Scans are followed per thread: libelf is not thread-safe per Elf, and no
+ * tool continues one thread's scan in another. A scan whose last element was
+ * read is over: the only read left (index = size) fails in libelf and is
+ * never filtered, so nothing is lost by not watching for it.
+ */
+#define ARM_MAX 4
+static __thread __attribute__((tls_model("initial-exec"))) struct {
+	Elf_Data *set[ARM_MAX];
+	int n, overflow;
+} armset;
+
+static void arm(Elf_Data *data, const struct sl_table *t)
+{
+	int live = t->scan.active && t->scan.expected < t->nsyms, i;
+
+	for (i = 0; i < armset.n && armset.set[i] != data; i++)
+		;
+	if (live && i == armset.n) {
+		if (armset.n < ARM_MAX)
+			armset.set[armset.n++] = data;
+		else
+			armset.overflow = 1;
+	} else if (!live && i < armset.n) {
+		armset.set[i] = armset.set[--armset.n];
+	}
+	shim_tscan.armed = armset.n == 1 ? armset.set[0] : NULL;
+	shim_tscan.multi = armset.n > 1 || armset.overflow;
+}
+
 void shim_filter_sym(Elf_Data *data, int ndx, GElf_Sym *dst, Elf32_Word *xshndx, uintptr_t site)
 {
 	struct data_ent *d = NULL;
@@ -328,6 +364,7 @@ void shim_filter_sym(Elf_Data *data, int ndx, GElf_Sym *dst, Elf32_Word *xshndx,
 	if (d && ndx >= 0) {
 		sl_table_filter(&P.core, &d->tab, e ? &e->dso : NULL, ndx, dst, xshndx, site,
 				site_in_exe(site), sibling_layout, NULL);
+		arm(data, &d->tab);
 	}
 	errno = saved;
 }
