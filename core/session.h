@@ -53,6 +53,9 @@ struct sl_session {
 	int lazy_on;
 	struct sl_why lazy_why;          /* why lazy mode is off (process-wide) */
 	int cache_dirfd;                 /* -1: indexes live in memfds */
+	int cache_tried;                 /* sl_session_cache_fd() opened (or failed to open) it */
+	pthread_mutex_t cache_lock;
+	int dwfl_state;                  /* libdwfl lookups: 0 undecided, 1 answered, -1 libdwfl's (dwfl.c) */
 	char start_mntns[64];            /* mount namespace at start-up */
 	pthread_mutex_t stats_lock;
 	struct scan_stats *stats_head, **stats_tail;
@@ -85,6 +88,13 @@ void sl_session_setup(struct sl_session *s, const struct elf_ops *ops);
  * passed on unchanged.
  */
 Elf_Cmd sl_session_begin_cmd(const struct sl_session *s, int fd, Elf_Cmd cmd, Elf *ref, int *upgraded);
+
+/*
+ * sl_session_cache_fd - the cache directory for indexes that are not perf's
+ * lazy plans (libdwfl modules, core/dwfl.c): opened on first use with the
+ * same policy (private, same mount namespace), or -1. Thread-safe.
+ */
+int sl_session_cache_fd(struct sl_session *s);
 
 /* sl_session_report - write the stats (SYMLAZY_STATS) now; call at exit. */
 void sl_session_report(struct sl_session *s);

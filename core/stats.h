@@ -33,6 +33,10 @@ struct stats_totals {
 	const char *lazy_reason_code; /* sl_reason_name(), NULL if none */
 	char lazy_reason[768];
 	uint64_t addr_dsos, addrs;  /* DSOs and addresses read from perf.data */
+	/* libdwfl lookups (core/dwfl.c), updated atomically: calls, answered
+	 * from an index, passed to libdwfl, indexes built / mapped from the
+	 * cache, modules libdwfl answers itself (unmodelable or too few calls) */
+	uint64_t dwfl_lookups, dwfl_answered, dwfl_library, dwfl_built, dwfl_cached, dwfl_unmodelable;
 };
 
 /* stats_write_json - one JSON object (see README "Stats"). Returns 0 or -errno. */

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define HASH_NONFATAL_OOM 1
@@ -155,6 +156,27 @@ int shim_active(void)
 	return !P.inert;
 }
 
+struct sl_session *shim_session(void)
+{
+	return &P.core;
+}
+
+int shim_elf_identity(void *ctx, Elf *elf, struct sl_file_id *id)
+{
+	struct elf_ent *e = NULL;
+	int ok = 0;
+
+	(void)ctx;
+	pthread_rwlock_rdlock(&P.lock);
+	HASH_FIND_PTR(P.elves, &elf, e);
+	if (e && e->dso.have_st && S_ISREG(e->dso.st.st_mode)) {
+		sl_file_id_from_stat(id, &e->dso.st);
+		ok = 1;
+	}
+	pthread_rwlock_unlock(&P.lock);
+	return ok;
+}
+
 Elf_Cmd shim_begin_cmd(int fd, Elf_Cmd cmd, Elf *ref, int *upgraded)
 {
 	return sl_session_begin_cmd(&P.core, fd, cmd, ref, upgraded);
@@ -205,6 +227,7 @@ void shim_forget_elf(Elf *elf)
 	struct elf_ent *e = NULL;
 	struct data_ent *d, *tmp;
 
+	shim_dwfl_forget_elf(elf);
 	pthread_rwlock_wrlock(&P.lock);
 	HASH_FIND_PTR(P.elves, &elf, e);
 	if (e)

@@ -77,7 +77,7 @@ static __attribute__((noinline)) GElf_Sym *getsym_slow(Elf_Data *data, int ndx, 
 	if (!shim_ready())
 		return NULL;
 	r = real_ops.gelf_getsym(data, ndx, dst);
-	if (r && shim_active())
+	if (r && shim_active() && !shim_in_core)
 		shim_filter_sym(data, ndx, dst, NULL, site);
 	return r;
 }
@@ -115,7 +115,7 @@ static __attribute__((noinline)) GElf_Sym *getsymshndx_slow(Elf_Data *symdata, E
 	if (!shim_ready())
 		return NULL;
 	r = real_x.gelf_getsymshndx(symdata, shndxdata, ndx, dst, xshndx);
-	if (r && shim_active())
+	if (r && shim_active() && !shim_in_core)
 		shim_filter_sym(symdata, ndx, dst, xshndx, site);
 	return r;
 }

@@ -1,0 +1,834 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dwflindex.c - build, cache and search the index of dwflindex.h. The scan
+ * order, the candidate rule and the bias rules mirror elfutils 0.188
+ * libdwfl/dwfl_module_addrsym.c (search_table, __libdwfl_addrsym) and
+ * libdwfl/dwfl_module_getsym.c (__libdwfl_getsym); the choice between the
+ * candidates is the model's (core/model_libdwfl.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "dwflindex.h"
+#include "symindex.h"
+#include "util.h"
+
+/* ---- scan order --------------------------------------------------------- */
+
+/* libdwfl's two passes: [gstart, syments) then, if first_global > 1,
+ * [1, first_global). */
+static int gstart(const struct sl_dwfl_src *src)
+{
+	return src->first_global == 0 ? 1 : src->first_global;
+}
+
+static int two_passes(int first_global)
+{
+	return first_global > 1;
+}
+
+/* The @k-th index in scan order, or -1 past the end. */
+static int scan_ndx(const struct sl_dwfl_src *src, long k)
+{
+	long g = src->syments - gstart(src);
+
+	if (g < 0)
+		g = 0;
+	if (k < g)
+		return (int)(gstart(src) + k);
+	k -= g;
+	if (two_passes(src->first_global) && k < src->first_global - 1)
+		return (int)(1 + k);
+	return -1;
+}
+
+/* ---- sort --------------------------------------------------------------- */
+
+static int ent_less(const struct sl_dwfl_ent *a, const struct sl_dwfl_ent *b)
+{
+	if (a->key != b->key)
+		return a->key < b->key;
+	return de_ndx(a) < de_ndx(b);
+}
+
+static void sift(struct sl_dwfl_ent *e, size_t root, size_t n)
+{
+	for (;;) {
+		size_t c = 2 * root + 1;
+		struct sl_dwfl_ent t;
+
+		if (c >= n)
+			return;
+		if (c + 1 < n && ent_less(&e[c], &e[c + 1]))
+			c++;
+		if (!ent_less(&e[root], &e[c]))
+			return;
+		t = e[root]; e[root] = e[c]; e[c] = t;
+		root = c;
+	}
+}
+
+void sl_dwfl_sort(struct sl_dwfl_ent *e, size_t n)
+{
+	size_t i;
+
+	if (n < 2)
+		return;
+	/* already sorted (common for .symtab in address order)? */
+	for (i = 1; i < n && !ent_less(&e[i], &e[i - 1]); i++)
+		;
+	if (i == n)
+		return;
+	for (i = n / 2; i-- > 0;)
+		sift(e, i, n);
+	for (i = n - 1; i > 0; i--) {
+		struct sl_dwfl_ent t = e[0];
+
+		e[0] = e[i]; e[i] = t;
+		sift(e, 0, i);
+	}
+}
+
+/* ---- blocks ------------------------------------------------------------- */
+
+struct blk_acc {
+	uint64_t pmax[2];
+	uint32_t last0[2];
+};
+
+static void acc_init(struct blk_acc *a)
+{
+	a->pmax[0] = a->pmax[1] = 0;
+	a->last0[0] = a->last0[1] = SL_DWFL_NONE;
+}
+
+/* Fold entry @i into the prefix summary. */
+static void acc_add(struct blk_acc *a, const struct sl_dwfl_ent *e, uint32_t i)
+{
+	uint64_t end = e->key + e->size;
+
+	for (int s = de_pass(e); s < 2; s++) {      /* pass 2 entries: scope 1 only */
+		if (end > a->pmax[s])
+			a->pmax[s] = end;
+		if (!e->size)
+			a->last0[s] = i;
+	}
+}
+
+static void blocks_fill(const struct sl_dwfl_ent *e, uint32_t n, struct sl_dwfl_blk *b)
+{
+	struct blk_acc a;
+
+	acc_init(&a);
+	for (uint32_t i = 0; i < n; i++) {
+		if (i % SL_DWFL_BLK == 0)
+			b[i / SL_DWFL_BLK].first_key = e[i].key;
+		acc_add(&a, &e[i], i);
+		if (i % SL_DWFL_BLK == SL_DWFL_BLK - 1 || i + 1 == n) {
+			struct sl_dwfl_blk *B = &b[i / SL_DWFL_BLK];
+
+			B->pmax[0] = a.pmax[0];
+			B->pmax[1] = a.pmax[1];
+			B->last0[0] = a.last0[0];
+			B->last0[1] = a.last0[1];
+		}
+	}
+}
+
+static uint32_t nblocks(uint32_t n)
+{
+	return (n + SL_DWFL_BLK - 1) / SL_DWFL_BLK;
+}
+
+static size_t file_size(const struct sl_dwfl_hdr *h)
+{
+	return sizeof(*h) + ((size_t)h->n[0] + h->n[1]) * sizeof(struct sl_dwfl_ent) +
+	       ((size_t)h->nblk[0] + h->nblk[1]) * sizeof(struct sl_dwfl_blk);
+}
+
+static void attach(struct sl_dwfl_index *x, void *map, size_t size)
+{
+	const struct sl_dwfl_hdr *h = map;
+	const struct sl_dwfl_ent *e = (const void *)(h + 1);
+	const struct sl_dwfl_blk *b = (const void *)(e + h->n[0] + h->n[1]);
+
+	x->map = map;
+	x->map_size = size;
+	x->h = h;
+	x->e[0] = e;
+	x->e[1] = e + h->n[0];
+	x->b[0] = b;
+	x->b[1] = b + h->nblk[0];
+}
+
+/* ---- identity ----------------------------------------------------------- */
+
+static void desc_from(struct sl_dwfl_elfdesc *d, int probe, const struct sl_file_id *id, uint64_t delta)
+{
+	memset(d, 0, sizeof(*d));
+	d->probe = probe;
+	d->tracked = id->valid ? 1 : 0;
+	if (id->valid) {
+		d->dev = id->dev;
+		d->ino = id->ino;
+		d->size = id->size;
+		d->mtime_sec = id->mtime_sec;
+		d->mtime_nsec = id->mtime_nsec;
+	}
+	d->delta = delta;
+}
+
+static uint64_t name_key(const struct sl_dwfl_src *src, unsigned e_type, unsigned e_machine,
+			 const struct sl_dwfl_elfdesc *d0)
+{
+	uint64_t h = SL_FNV_OFFSET, v = SL_DWFL_VERSION;
+
+	h = sl_fnv1a(h, &v, sizeof(v));
+	h = sl_fnv1a_u64(h, (uint64_t)(uint32_t)src->syments);
+	h = sl_fnv1a_u64(h, (uint64_t)(uint32_t)src->first_global);
+	h = sl_fnv1a_u64(h, e_type);
+	h = sl_fnv1a_u64(h, e_machine);
+	h = sl_fnv1a(h, d0, sizeof(*d0));
+	return h;
+}
+
+static void cache_name(uint64_t key, char *buf, size_t n)
+{
+	snprintf(buf, n, "dwfl-%016llx.idx", (unsigned long long)key);
+}
+
+/* The first scanned symbol's Elf: its description, e_type and machine.
+ * 0, or -1 when it cannot be read. */
+static int first_elf(const struct sl_dwfl_src *src, struct sl_dwfl_elfdesc *d, unsigned *e_type,
+		     unsigned *e_machine)
+{
+	int ndx = scan_ndx(src, 0);
+	struct sl_file_id id;
+	uint64_t value, bias;
+	uint32_t shndx;
+	GElf_Sym sym;
+	Elf *elf = NULL;
+
+	if (ndx < 0 || !src->getsym(src->ctx, ndx, &sym, &value, &shndx, &elf, &bias) || !elf)
+		return -1;
+	memset(&id, 0, sizeof(id));
+	if (!src->elf_facts(src->ctx, elf, e_type, e_machine, &id))
+		return -1;
+	desc_from(d, ndx, &id, bias - src->base);
+	return 0;
+}
+
+/* Does the live module's Elf at @d->probe still match @d? */
+static int desc_matches(const struct sl_dwfl_src *src, const struct sl_dwfl_elfdesc *d)
+{
+	struct sl_dwfl_elfdesc now;
+	struct sl_file_id id;
+	unsigned t, m;
+	uint64_t value, bias;
+	uint32_t shndx;
+	GElf_Sym sym;
+	Elf *elf = NULL;
+
+	if (d->probe < 1 || d->probe >= src->syments ||
+	    !src->getsym(src->ctx, d->probe, &sym, &value, &shndx, &elf, &bias) || !elf)
+		return 0;
+	memset(&id, 0, sizeof(id));
+	if (!src->elf_facts(src->ctx, elf, &t, &m, &id))
+		return 0;
+	desc_from(&now, d->probe, &id, bias - src->base);
+	return !memcmp(&now, d, sizeof(now));
+}
+
+/* ---- cache -------------------------------------------------------------- */
+
+/* Stream the payload with pread (page cache, not this process's memory):
+ * checksum, order, bounds and block summaries. 0 if valid. */
+static int validate(int fd, const struct sl_dwfl_hdr *h, const struct sl_dwfl_src *src,
+		    const void *map)
+{
+	enum { CH = 4096 };
+	struct sl_dwfl_ent *buf = malloc(CH * sizeof(*buf));
+	int ret = -EINVAL;
+	const struct sl_dwfl_blk *blk = (const void *)((const char *)map + sizeof(*h) +
+						       ((size_t)h->n[0] + h->n[1]) * sizeof(buf[0]));
+	off_t off = sizeof(*h);
+	int gs = src->first_global == 0 ? 1 : src->first_global;
+
+	if (!buf)
+		return -ENOMEM;
+	for (int a = 0; a < 2; a++) {
+		const struct sl_dwfl_blk *B = a ? blk + h->nblk[0] : blk;
+		struct blk_acc acc;
+		struct sl_dwfl_ent prev = { 0 };
+		uint64_t lo = UINT64_MAX, hi = 0;
+
+		acc_init(&acc);
+		for (uint32_t i = 0; i < h->n[a];) {
+			uint32_t k = h->n[a] - i < CH ? h->n[a] - i : CH;
+			ssize_t r = pread(fd, buf, k * sizeof(buf[0]), off);
+
+			if (r != (ssize_t)(k * sizeof(buf[0])))
+				goto out;
+			off += r;
+			for (uint32_t j = 0; j < k; j++, i++) {
+				const struct sl_dwfl_ent *e = &buf[j];
+				uint32_t ndx = de_ndx(e);
+				int p2 = de_pass(e);
+
+				if (ndx < 1 || ndx >= (uint32_t)src->syments ||
+				    (p2 ? !(two_passes(src->first_global) && ndx < (uint32_t)src->first_global)
+					: ndx < (uint32_t)gs) ||
+				    ((e->info & DE_ELF1) && h->nelf < 2) ||
+				    e->key + e->size < e->key || (i && ent_less(e, &prev)))
+					goto out;
+				if (i % SL_DWFL_BLK == 0 && B[i / SL_DWFL_BLK].first_key != e->key)
+					goto out;
+				acc_add(&acc, e, i);
+				if (i % SL_DWFL_BLK == SL_DWFL_BLK - 1 || i + 1 == h->n[a]) {
+					const struct sl_dwfl_blk *X = &B[i / SL_DWFL_BLK];
+
+					if (X->pmax[0] != acc.pmax[0] || X->pmax[1] != acc.pmax[1] ||
+					    X->last0[0] != acc.last0[0] || X->last0[1] != acc.last0[1])
+						goto out;
+				}
+				lo = e->key < lo ? e->key : lo;
+				hi = e->key + e->size > hi ? e->key + e->size : hi;
+				prev = *e;
+			}
+		}
+		if (h->n[a] && (h->lo[a] != lo || h->hi[a] != hi))
+			goto out;
+	}
+	ret = 0;
+out:
+	free(buf);
+	return ret;
+}
+
+/* The payload checksum: symindex_checksum() of each 64 KiB chunk, folded
+ * (payload_checksum_mem computes the same over the mapping). The reader
+ * uses pread, so validating a cache file costs page cache, not memory of
+ * the process. */
+static uint64_t payload_checksum_fd(int fd, size_t size, int *err)
+{
+	enum { CH = 1 << 16 };
+	unsigned char *buf = malloc(CH);
+	uint64_t h = SL_FNV_OFFSET;
+
+	if (!buf) {
+		*err = 1;
+		return 0;
+	}
+	for (size_t off = sizeof(struct sl_dwfl_hdr); off < size;) {
+		size_t k = size - off < CH ? size - off : CH;
+		ssize_t r = pread(fd, buf, k, (off_t)off);
+
+		if (r != (ssize_t)k) {
+			*err = 1;
+			break;
+		}
+		h = sl_fnv1a_u64(h, symindex_checksum(buf, k));
+		off += k;
+	}
+	free(buf);
+	return h;
+}
+
+static uint64_t payload_checksum_mem(const void *map, size_t size)
+{
+	enum { CH = 1 << 16 };
+	uint64_t h = SL_FNV_OFFSET;
+
+	for (size_t off = sizeof(struct sl_dwfl_hdr); off < size;) {
+		size_t k = size - off < CH ? size - off : CH;
+
+		h = sl_fnv1a_u64(h, symindex_checksum((const char *)map + off, k));
+		off += k;
+	}
+	return h;
+}
+
+int sl_dwfl_index_cached(const struct sl_dwfl_src *src, struct sl_dwfl_index *out)
+{
+	struct sl_dwfl_elfdesc d0;
+	struct sl_dwfl_hdr h;
+	struct stat st;
+	unsigned e_type = 0, e_machine = 0;
+	char name[64];
+	void *map;
+	int fd, err = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (src->cache_dirfd < 0 || src->syments < 2)
+		return -ENOENT;
+	if (first_elf(src, &d0, &e_type, &e_machine) < 0 || !d0.tracked || e_type == ET_REL)
+		return -ENOENT;
+	cache_name(name_key(src, e_type, e_machine, &d0), name, sizeof(name));
+	fd = openat(src->cache_dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -ENOENT;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (size_t)st.st_size < sizeof(h) || pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		goto bad;
+	if (memcmp(h.magic, SL_DWFL_MAGIC, 8) || h.version != SL_DWFL_VERSION || h.hdr_size != sizeof(h) ||
+	    h.key != name_key(src, e_type, e_machine, &d0) || h.syments != (uint32_t)src->syments ||
+	    h.first_global != (uint32_t)src->first_global || h.e_type != e_type || h.e_machine != e_machine ||
+	    h.nelf < 1 || h.nelf > 2 || h.n[0] > (uint32_t)src->syments || h.n[1] > (uint32_t)src->syments ||
+	    h.nblk[0] != nblocks(h.n[0]) || h.nblk[1] != nblocks(h.n[1]) ||
+	    file_size(&h) != (size_t)st.st_size || memcmp(&h.elf[0], &d0, sizeof(d0)))
+		goto bad;
+	for (uint32_t k = 0; k < h.nelf; k++)
+		if (!desc_matches(src, &h.elf[k]))
+			goto bad;
+	if (payload_checksum_fd(fd, (size_t)st.st_size, &err) != h.checksum || err)
+		goto bad;
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		goto bad;
+	if (validate(fd, &h, src, map) < 0 || memcmp(map, &h, sizeof(h))) {
+		munmap(map, (size_t)st.st_size);
+		goto bad;
+	}
+	close(fd);
+	attach(out, map, (size_t)st.st_size);
+	out->from_cache = 1;
+	return 0;
+bad:
+	close(fd);
+	return -ENOENT;
+}
+
+/* ---- build -------------------------------------------------------------- */
+
+static _Atomic unsigned tmp_seq;
+
+static int backing(const struct sl_dwfl_src *src, int disk, size_t size, char *tmp, size_t n)
+{
+	int fd = -1, e;
+
+	tmp[0] = '\0';
+	if (disk && src->cache_dirfd >= 0) {
+		snprintf(tmp, n, ".tmp-dwfl-%d-%u.idx", (int)getpid(), atomic_fetch_add(&tmp_seq, 1));
+		fd = openat(src->cache_dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0 && (e = posix_fallocate(fd, 0, (off_t)size)) != 0) {
+			close(fd);
+			unlinkat(src->cache_dirfd, tmp, 0);
+			fd = -1;
+		}
+		if (fd < 0)
+			tmp[0] = '\0';
+	}
+	if (fd < 0) {
+		fd = memfd_create("symlazy-dwfl", MFD_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		if (ftruncate(fd, (off_t)size) < 0) {
+			e = errno;
+			close(fd);
+			return -e;
+		}
+	}
+	return fd;
+}
+
+static void discard(const struct sl_dwfl_src *src, const char *tmp)
+{
+	if (tmp[0])
+		unlinkat(src->cache_dirfd, tmp, 0);
+}
+
+struct elfslot {
+	Elf *elf;
+	uint64_t bias;
+	struct sl_dwfl_elfdesc d;
+	unsigned e_type, e_machine;
+};
+
+#define FAIL(...) do { snprintf(why, whysz, __VA_ARGS__); ret = 1; goto out; } while (0)
+
+int sl_dwfl_index_build(const struct sl_dwfl_src *src, struct sl_dwfl_index *out, char *why, size_t whysz)
+{
+	const struct sl_lookup_rules *R = src->rules;
+	struct elfslot slots[2];
+	unsigned nslots = 0;
+	size_t cap, cap_bytes, final;
+	struct sl_dwfl_hdr *h;
+	struct sl_dwfl_ent *e;
+	uint32_t nf = 0, nb = 0;          /* biased from the front, fixed from the back */
+	char tmp[64], name[64];
+	void *map = MAP_FAILED;
+	int fd, ret = 0, is_rel = 0, disk;
+	long k;
+
+	memset(out, 0, sizeof(*out));
+	memset(slots, 0, sizeof(slots));
+	why[0] = '\0';
+	if (src->syments < 2 || src->syments > (int)DE_NDX_MASK || src->first_global < 0) {
+		snprintf(why, whysz, "symbol table of %d entries, first global %d", src->syments,
+			 src->first_global);
+		return 1;
+	}
+	cap = (size_t)src->syments;
+	cap_bytes = sizeof(*h) + cap * sizeof(*e) + (cap / SL_DWFL_BLK + 2) * sizeof(struct sl_dwfl_blk);
+	/* the disk decision needs the first Elf's identity: read it first */
+	{
+		struct sl_dwfl_elfdesc d0;
+		unsigned t = 0, m = 0;
+
+		disk = first_elf(src, &d0, &t, &m) == 0 && d0.tracked && t != ET_REL;
+	}
+	fd = backing(src, disk, cap_bytes, tmp, sizeof(tmp));
+	if (fd < 0)
+		return fd;
+	map = mmap(NULL, cap_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		ret = -errno;
+		goto out;
+	}
+	h = map;
+	e = (void *)(h + 1);
+
+	for (k = 0;; k++) {
+		int ndx = scan_ndx(src, k), slot;
+		GElf_Sym sym;
+		uint64_t value = 0, bias = 0, key;
+		uint32_t shndx = 0, info;
+		Elf *elf = NULL;
+		const char *nm = ndx < 0 ? NULL : src->getsym(src->ctx, ndx, &sym, &value, &shndx, &elf, &bias);
+		int biased;
+
+		if (ndx < 0)
+			break;
+		if (!nm || !elf)
+			FAIL("symbol %d unreadable", ndx);
+		for (slot = 0; slot < (int)nslots && slots[slot].elf != elf; slot++)
+			;
+		if (slot == (int)nslots) {
+			struct sl_file_id id;
+
+			if (nslots == 2)
+				FAIL("symbols from more than two ELF files");
+			memset(&id, 0, sizeof(id));
+			slots[slot].elf = elf;
+			slots[slot].bias = bias;
+			if (!src->elf_facts(src->ctx, elf, &slots[slot].e_type, &slots[slot].e_machine, &id))
+				FAIL("symbol %d: unreadable ELF header", ndx);
+			if (!R->machine_ok(slots[slot].e_machine))
+				FAIL("machine %u: libdwfl adjusts symbol values", slots[slot].e_machine);
+			if (slot && (slots[slot].e_type == ET_REL) != is_rel)
+				FAIL("ET_REL and other ELF files in one module");
+			is_rel = slots[slot].e_type == ET_REL;
+			desc_from(&slots[slot].d, ndx, &id, bias - src->base);
+			nslots++;
+		} else if (slots[slot].bias != bias) {
+			FAIL("symbol %d: two biases for one ELF file", ndx);
+		}
+		if (!R->eligible(nm, &sym))
+			continue;
+		if (sym.st_size > UINT32_MAX)
+			FAIL("symbol %d: st_size %#llx", ndx, (unsigned long long)sym.st_size);
+		/* __libdwfl_getsym: the bias is applied unless SHN_ABS/SHN_COMMON
+		 * or a non-SHF_ALLOC section (shndx -1); ET_REL values are
+		 * section-relative and relocated by libdwfl */
+		if (is_rel) {
+			biased = 0;
+		} else {
+			if (sym.st_shndx == SHN_XINDEX && shndx == (uint32_t)-1)
+				FAIL("symbol %d: extended section index -1", ndx);
+			biased = sym.st_shndx != SHN_ABS && sym.st_shndx != SHN_COMMON && shndx != (uint32_t)-1;
+			if (value != (biased ? sym.st_value + bias : sym.st_value))
+				FAIL("symbol %d: value %#llx is not st_value%s", ndx, (unsigned long long)value,
+				     biased ? " + bias" : "");
+		}
+		key = biased ? value - src->base : value;
+		if (key + sym.st_size < key)
+			FAIL("symbol %d: value + size past 2^64", ndx);
+		info = (uint32_t)ndx | ((uint32_t)R->bind_rank(&sym) << DE_BIND_SHIFT) |
+		       (ndx < gstart(src) ? DE_PASS2 : 0) | (slot ? DE_ELF1 : 0);
+		if (biased) {
+			e[nb].key = key;
+			e[nb].size = (uint32_t)sym.st_size;
+			e[nb].info = info;
+			nb++;
+		} else {
+			nf++;
+			e[cap - nf].key = key;
+			e[cap - nf].size = (uint32_t)sym.st_size;
+			e[cap - nf].info = info;
+		}
+	}
+	if (!nslots)
+		FAIL("no symbols");
+	sl_dwfl_sort(e, nb);
+	sl_dwfl_sort(e + cap - nf, nf);
+	memmove(e + nb, e + cap - nf, (size_t)nf * sizeof(*e));
+
+	memset(h, 0, sizeof(*h));
+	memcpy(h->magic, SL_DWFL_MAGIC, 8);
+	h->version = SL_DWFL_VERSION;
+	h->hdr_size = sizeof(*h);
+	h->syments = (uint32_t)src->syments;
+	h->first_global = (uint32_t)src->first_global;
+	h->e_type = slots[0].e_type;
+	h->e_machine = slots[0].e_machine;
+	h->n[0] = nb;
+	h->n[1] = nf;
+	h->nblk[0] = nblocks(nb);
+	h->nblk[1] = nblocks(nf);
+	h->nelf = nslots;
+	for (unsigned s = 0; s < nslots; s++)
+		h->elf[s] = slots[s].d;
+	for (int a = 0; a < 2; a++) {
+		const struct sl_dwfl_ent *E = a ? e + nb : e;
+		uint32_t n = a ? nf : nb;
+
+		h->lo[a] = n ? E[0].key : 0;
+		h->hi[a] = 0;
+		for (uint32_t i = 0; i < n; i++)
+			if (E[i].key + E[i].size > h->hi[a])
+				h->hi[a] = E[i].key + E[i].size;
+	}
+	h->key = name_key(src, h->e_type, h->e_machine, &h->elf[0]);
+	{
+		struct sl_dwfl_blk *b = (void *)(e + nb + nf);
+
+		blocks_fill(e, nb, b);
+		blocks_fill(e + nb, nf, b + h->nblk[0]);
+	}
+	final = file_size(h);
+	h->checksum = payload_checksum_mem(map, final);
+	munmap(map, cap_bytes);
+	map = MAP_FAILED;
+	if (ftruncate(fd, (off_t)final) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	map = mmap(NULL, final, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		ret = -errno;
+		goto out;
+	}
+	if (tmp[0]) {
+		cache_name(((const struct sl_dwfl_hdr *)map)->key, name, sizeof(name));
+		if (renameat(src->cache_dirfd, tmp, src->cache_dirfd, name) < 0)
+			discard(src, tmp);
+		tmp[0] = '\0';
+	}
+	close(fd);
+	attach(out, map, final);
+	return 0;
+out:
+	if (map != MAP_FAILED)
+		munmap(map, cap_bytes);
+	discard(src, tmp);
+	close(fd);
+	return ret;
+}
+#undef FAIL
+
+void sl_dwfl_index_close(struct sl_dwfl_index *x)
+{
+	if (x->map)
+		munmap(x->map, x->map_size);
+	memset(x, 0, sizeof(*x));
+}
+
+/* ---- lookup ------------------------------------------------------------- */
+
+/* Last entry of array @a with key <= @k, or NONE. */
+static uint32_t pred(const struct sl_dwfl_index *x, int a, uint64_t k)
+{
+	const struct sl_dwfl_blk *b = x->b[a];
+	const struct sl_dwfl_ent *e = x->e[a];
+	uint32_t lo = 0, hi = x->h->nblk[a], i, end;
+
+	while (lo < hi) {                 /* last block with first_key <= k */
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (b[mid].first_key <= k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return SL_DWFL_NONE;
+	i = (lo - 1) * SL_DWFL_BLK;
+	end = i + SL_DWFL_BLK < x->h->n[a] ? i + SL_DWFL_BLK : x->h->n[a];
+	while (i + 1 < end && e[i + 1].key <= k)
+		i++;
+	return i;
+}
+
+#define WALK_MAX 4096
+
+static int push(struct sl_lk_sym *arr, size_t *n, const struct sl_dwfl_ent *e, uint64_t value)
+{
+	if (*n == SL_DWFL_QCAP)
+		return -E2BIG;
+	arr[*n].value = value;
+	arr[*n].size = e->size;
+	arr[*n].ndx = de_ndx(e);
+	arr[*n].bind = (uint8_t)de_bind(e);
+	arr[*n].pass = (uint8_t)de_pass(e);
+	(*n)++;
+	return 0;
+}
+
+struct side {                       /* what one array says about addr */
+	int any;                        /* some entry has value <= addr */
+	uint64_t m[2];
+	int have_v[2];
+	uint64_t v[2];                  /* actual values */
+	uint32_t lastv[2];              /* entry index of the last sizeless at v */
+};
+
+/* Scan array @a for key @k (addr in the key domain; @off: actual = key + off). */
+static int scan_array(const struct sl_dwfl_index *x, int a, uint64_t k, uint64_t off,
+		      struct sl_dwfl_qbuf *qb, struct sl_lk_query *q, struct side *sd)
+{
+	const struct sl_dwfl_ent *e = x->e[a];
+	const struct sl_dwfl_blk *b = x->b[a];
+	uint32_t p = pred(x, a, k), j, blk, walked = 0;
+	int found0[2] = { 0, 0 };
+
+	memset(sd, 0, sizeof(*sd));
+	sd->lastv[0] = sd->lastv[1] = SL_DWFL_NONE;
+	if (p == SL_DWFL_NONE)
+		return 0;
+	sd->any = 1;
+	blk = p / SL_DWFL_BLK;
+	/* the part of p's block up to p: containers, prefix max, last sizeless */
+	for (j = p + 1; j-- > blk * SL_DWFL_BLK;) {
+		const struct sl_dwfl_ent *E = &e[j];
+		uint64_t end = E->key + E->size;
+		int ps = de_pass(E);
+
+		if (E->size && k - E->key < E->size && push(qb->cont[ps], &q->ncont[ps], E, E->key + off) < 0)
+			return -E2BIG;
+		for (int s = ps; s < 2; s++) {
+			if (end > sd->m[s])
+				sd->m[s] = end;
+			if (!E->size && !found0[s]) {
+				found0[s] = 1;
+				sd->lastv[s] = j;
+			}
+		}
+	}
+	if (blk) {
+		const struct sl_dwfl_blk *B = &b[blk - 1];
+
+		for (int s = 0; s < 2; s++) {
+			if (B->pmax[s] > sd->m[s])
+				sd->m[s] = B->pmax[s];
+			if (!found0[s])
+				sd->lastv[s] = B->last0[s];
+		}
+	}
+	/* earlier blocks, while some entry there may still reach past k */
+	while (blk && b[blk - 1].pmax[1] > k) {
+		blk--;
+		for (j = (blk + 1) * SL_DWFL_BLK; j-- > blk * SL_DWFL_BLK;) {
+			const struct sl_dwfl_ent *E = &e[j];
+			int ps = de_pass(E);
+
+			if (E->size && k - E->key < E->size &&
+			    push(qb->cont[ps], &q->ncont[ps], E, E->key + off) < 0)
+				return -E2BIG;
+		}
+		if ((walked += SL_DWFL_BLK) > WALK_MAX)
+			return -E2BIG;
+	}
+	for (int s = 0; s < 2; s++) {
+		sd->m[s] += off;            /* keys + sizes map without wrapping (checked) */
+		if (sd->lastv[s] != SL_DWFL_NONE) {
+			sd->have_v[s] = 1;
+			sd->v[s] = e[sd->lastv[s]].key + off;
+		}
+	}
+	return 0;
+}
+
+/* Append the sizeless entries of scope @s at the key of entry @last. */
+static int collect_atv(const struct sl_dwfl_index *x, int a, uint32_t last, uint64_t off, int s,
+		       struct sl_dwfl_qbuf *qb, struct sl_lk_query *q)
+{
+	const struct sl_dwfl_ent *e = x->e[a];
+	uint64_t key = e[last].key;
+	uint32_t walked = 0;
+
+	for (uint32_t j = last + 1; j-- > 0 && e[j].key == key;) {
+		if (!e[j].size && de_pass(&e[j]) <= s &&
+		    push(qb->atv[s], &q->natv[s], &e[j], key + off) < 0)
+			return -E2BIG;
+		if (++walked > WALK_MAX)
+			return -E2BIG;
+	}
+	return 0;
+}
+
+static int cmp_scan(const void *pa, const void *pb)
+{
+	const struct sl_lk_sym *a = pa, *b = pb;
+
+	if (a->pass != b->pass)
+		return a->pass < b->pass ? -1 : 1;
+	return a->ndx < b->ndx ? -1 : a->ndx > b->ndx;
+}
+
+int sl_dwfl_query(const struct sl_dwfl_index *x, uint64_t base, uint64_t addr,
+		  struct sl_dwfl_qbuf *qb, struct sl_lk_query *q)
+{
+	struct side sd[2];
+	uint64_t off[2] = { base, 0 }, kk[2];
+	int r;
+
+	memset(q, 0, sizeof(*q));
+	q->addr = addr;
+	q->two_passes = two_passes((int)x->h->first_global);
+	q->cont[0] = qb->cont[0];
+	q->cont[1] = qb->cont[1];
+	q->atv[0] = qb->atv[0];
+	q->atv[1] = qb->atv[1];
+	for (int a = 0; a < 2; a++) {
+		uint64_t lo, hi;
+
+		memset(&sd[a], 0, sizeof(sd[a]));
+		if (!x->h->n[a])
+			continue;
+		lo = x->h->lo[a] + off[a];
+		hi = x->h->hi[a] + off[a];
+		if (hi < lo)
+			return -ERANGE;         /* the keys would wrap at this base */
+		if (addr < lo)
+			continue;               /* below every symbol of this array */
+		kk[a] = addr >= hi ? UINT64_MAX : addr - off[a];
+		r = scan_array(x, a, kk[a], off[a], qb, q, &sd[a]);
+		if (r < 0)
+			return r;
+	}
+	for (int s = 0; s < 2; s++) {
+		for (int a = 0; a < 2; a++) {
+			if (!sd[a].any)
+				continue;
+			if (sd[a].m[s] > q->m[s])
+				q->m[s] = sd[a].m[s];
+			if (sd[a].have_v[s] && (!q->have_v[s] || sd[a].v[s] > q->v[s])) {
+				q->have_v[s] = 1;
+				q->v[s] = sd[a].v[s];
+			}
+		}
+		for (int a = 0; a < 2; a++)
+			if (sd[a].any && sd[a].have_v[s] && sd[a].v[s] == q->v[s] &&
+			    (r = collect_atv(x, a, sd[a].lastv[s], off[a], s, qb, q)) < 0)
+				return r;
+		qsort(qb->atv[s], q->natv[s], sizeof(qb->atv[s][0]), cmp_scan);
+		qsort(qb->cont[s], q->ncont[s], sizeof(qb->cont[s][0]), cmp_scan);
+	}
+	return 0;
+}
