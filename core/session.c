@@ -674,3 +674,13 @@ void sl_table_filter(struct sl_session *s, struct sl_table *t, struct sl_dso *d,
 	if ((uint64_t)ndx + 1 >= t->nsyms)
 		end_scan(s, t);
 }
+
+int sl_table_watching(const struct sl_session *s, const struct sl_table *t)
+{
+	if (!t->scan.active || t->scan.expected >= t->nsyms)
+		return 0;
+	if (t->scan.expected < 2)
+		return 1;               /* the mode is chosen at index 1 */
+	return !((t->mode == SL_EAGER || t->mode == SL_PASS) && !s->cfg.max_bytes &&
+		 s->cfg.stats == STATS_OFF);
+}

@@ -178,4 +178,14 @@ void sl_table_filter(struct sl_session *s, struct sl_table *t, struct sl_dso *d,
 		     GElf_Sym *dst, Elf32_Word *xshndx, uintptr_t site, int site_in_tool,
 		     sl_sibling_fn sib, void *ctx);
 
+/*
+ * sl_table_watching - must the shim keep passing @t's reads to
+ * sl_table_filter? 1 while a scan is active (core/scan.h) with elements
+ * left and, from its second element on, a mode that does something per
+ * symbol: lazy, hidden, budget, or any mode while stats count scanned
+ * symbols. An eager or pass-through scan without budget or stats needs no
+ * further call: its remaining reads are the tool's alone.
+ */
+int sl_table_watching(const struct sl_session *s, const struct sl_table *t);
+
 #endif

@@ -331,7 +331,8 @@ static __thread __attribute__((tls_model("initial-exec"))) struct {
 
 /*
  * This thread's tables with a live scan (started at index 0 by this thread,
- * next index below the table size), at most ARM_MAX; shim_tscan (shim.h)
+ * next index below the table size, a mode with per-symbol work:
+ * sl_table_watching), at most ARM_MAX; shim_tscan (shim.h)
  * summarises them for the wrappers' fast path: the one table, or multi. A
  * set that overflows stays multi for good (the slow path is always right).
  * Scans are followed per thread: libelf is not thread-safe per Elf, and no
@@ -347,7 +348,7 @@ static __thread __attribute__((tls_model("initial-exec"))) struct {
 
 static void arm(Elf_Data *data, const struct sl_table *t)
 {
-	int live = t->scan.active && t->scan.expected < t->nsyms, i;
+	int live = sl_table_watching(&P.core, t), i;
 
 	for (i = 0; i < armset.n && armset.set[i] != data; i++)
 		;
