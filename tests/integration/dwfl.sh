@@ -98,6 +98,7 @@ check() {
 	cn=$1 cf=$2 cmax=$3 cbig=${4:-}
 	want "$cn" || return 0
 	[ -f "$cf" ] || { skip "$cn: $cf missing"; return 0; }
+	cstart=$(date +%s)
 	"$CLIENT" --list "$cmax" "$cf" >"$OUT/$cn.addrs" 2>"$OUT/$cn.addrs.err"
 	if [ ! -s "$OUT/$cn.addrs" ]; then
 		skip "$cn: no symbols ($(head -c 200 "$OUT/$cn.addrs.err"))"
@@ -108,6 +109,7 @@ check() {
 	same "$cn-a2l-f" eu-addr2line -f -e "$cf" $(cat "$OUT/$cn.addrs")
 	same "$cn-a2l-S" eu-addr2line -S -e "$cf" $(cat "$OUT/$cn.addrs")
 	same "$cn-a2l-fiCa" eu-addr2line -f -i -C -a -p -e "$cf" $(cat "$OUT/$cn.addrs")
+	echo "INFO: $cn: $(wc -l <"$OUT/$cn.addrs") addresses, $(( $(date +%s) - cstart ))s"
 }
 
 # ---- small programs --------------------------------------------------------
@@ -121,7 +123,7 @@ build overlap $CC $CFLAGS -o "$BIN/overlap" "$SRC/overlap_main.c" "$SRC/overlap.
 	check overlap "$BIN/overlap" 100000
 build shlib $CC $CFLAGS -shared -fPIC -o "$BIN/libshlib.so" "$SRC/shlib.c" && check shlib "$BIN/libshlib.so" 100000
 if command -v rustc >/dev/null 2>&1 && rustc --version >/dev/null 2>&1; then
-	build rust rustc -C opt-level=1 -g -o "$BIN/rust" "$SRC/rust.rs" && check rust "$BIN/rust" 4000
+	build rust rustc -C opt-level=1 -g -o "$BIN/rust" "$SRC/rust.rs" && check rust "$BIN/rust" 1200
 else
 	skip "rust: rustc not usable"
 fi
