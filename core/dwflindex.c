@@ -121,26 +121,6 @@ static void acc_add(struct blk_acc *a, const struct sl_dwfl_ent *e, uint32_t i)
 	}
 }
 
-static void blocks_fill(const struct sl_dwfl_ent *e, uint32_t n, struct sl_dwfl_blk *b)
-{
-	struct blk_acc a;
-
-	acc_init(&a);
-	for (uint32_t i = 0; i < n; i++) {
-		if (i % SL_DWFL_BLK == 0)
-			b[i / SL_DWFL_BLK].first_key = e[i].key;
-		acc_add(&a, &e[i], i);
-		if (i % SL_DWFL_BLK == SL_DWFL_BLK - 1 || i + 1 == n) {
-			struct sl_dwfl_blk *B = &b[i / SL_DWFL_BLK];
-
-			B->pmax[0] = a.pmax[0];
-			B->pmax[1] = a.pmax[1];
-			B->last0[0] = a.last0[0];
-			B->last0[1] = a.last0[1];
-		}
-	}
-}
-
 static uint32_t nblocks(uint32_t n)
 {
 	return (n + SL_DWFL_BLK - 1) / SL_DWFL_BLK;
@@ -312,7 +292,7 @@ out:
 }
 
 /* The payload checksum: symindex_checksum() of each 64 KiB chunk, folded
- * (payload_checksum_mem computes the same over the mapping). The reader
+ * (the builder's struct ostream computes it while writing). The reader
  * uses pread, so validating a cache file costs page cache, not memory of
  * the process. */
 static uint64_t payload_checksum_fd(int fd, size_t size, int *err)
@@ -340,19 +320,6 @@ static uint64_t payload_checksum_fd(int fd, size_t size, int *err)
 	return h;
 }
 
-static uint64_t payload_checksum_mem(const void *map, size_t size)
-{
-	enum { CH = 1 << 16 };
-	uint64_t h = SL_FNV_OFFSET;
-
-	for (size_t off = sizeof(struct sl_dwfl_hdr); off < size;) {
-		size_t k = size - off < CH ? size - off : CH;
-
-		h = sl_fnv1a_u64(h, symindex_checksum((const char *)map + off, k));
-		off += k;
-	}
-	return h;
-}
 
 int sl_dwfl_index_cached(const struct sl_dwfl_src *src, struct sl_dwfl_index *out)
 {
@@ -406,21 +373,245 @@ bad:
 
 /* ---- build -------------------------------------------------------------- */
 
+/*
+ * The build never holds the index in memory: entries go into sorted runs of
+ * RUN_ENTS (1 MiB) in a memfd (page cache, not this process's RSS), are
+ * merged into the index file with pwrite through a 64 KiB buffer (which also
+ * computes the payload checksum chunk by chunk), and the finished file is
+ * mapped read-only, so a lookup costs only the pages it touches. The heap
+ * holds one run buffer per array, the merge cursors and the block summaries
+ * (32 bytes per SL_DWFL_BLK entries).
+ */
+#define RUN_ENTS 65536u
+#define CUR_ENTS 256u
+#define OCHUNK (1u << 16)
+
 static _Atomic unsigned tmp_seq;
 
-static int backing(const struct sl_dwfl_src *src, int disk, size_t size, char *tmp, size_t n)
+struct runset {
+	int fd;                         /* memfd of the runs, -1 until the first flush */
+	uint64_t total;                 /* entries flushed */
+	uint64_t *starts;               /* first entry of each run */
+	uint32_t nruns, capruns;
+	struct sl_dwfl_ent *buf;
+	uint32_t nbuf, capbuf;
+};
+
+static int run_flush(struct runset *r)
 {
-	int fd = -1, e;
+	size_t len = (size_t)r->nbuf * sizeof(*r->buf);
+
+	if (!r->nbuf)
+		return 0;
+	if (r->fd < 0 && (r->fd = memfd_create("symlazy-dwfl-runs", MFD_CLOEXEC)) < 0)
+		return -errno;
+	if (r->nruns == r->capruns) {
+		uint32_t nc = r->capruns ? 2 * r->capruns : 8;
+		uint64_t *ns = realloc(r->starts, nc * sizeof(*ns));
+
+		if (!ns)
+			return -ENOMEM;
+		r->starts = ns;
+		r->capruns = nc;
+	}
+	sl_dwfl_sort(r->buf, r->nbuf);
+	if (pwrite(r->fd, r->buf, len, (off_t)(r->total * sizeof(*r->buf))) != (ssize_t)len)
+		return errno ? -errno : -EIO;
+	r->starts[r->nruns++] = r->total;
+	r->total += r->nbuf;
+	r->nbuf = 0;
+	return 0;
+}
+
+static int run_add(struct runset *r, const struct sl_dwfl_ent *e)
+{
+	if (r->nbuf == r->capbuf) {
+		if (r->capbuf == RUN_ENTS) {
+			int x = run_flush(r);
+
+			if (x < 0)
+				return x;
+		} else {
+			uint32_t nc = r->capbuf ? 2 * r->capbuf : 1024;
+			struct sl_dwfl_ent *nb = realloc(r->buf, nc * sizeof(*nb));
+
+			if (!nb)
+				return -ENOMEM;
+			r->buf = nb;
+			r->capbuf = nc;
+		}
+	}
+	r->buf[r->nbuf++] = *e;
+	return 0;
+}
+
+static void run_free(struct runset *r)
+{
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->starts);
+	free(r->buf);
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
+}
+
+struct ostream {
+	int fd;
+	off_t off;
+	unsigned char *buf;
+	size_t n;
+	uint64_t sum;
+	int err;
+};
+
+static void os_chunk(struct ostream *o)
+{
+	if (!o->n || o->err)
+		return;
+	o->sum = sl_fnv1a_u64(o->sum, symindex_checksum(o->buf, o->n));
+	if (pwrite(o->fd, o->buf, o->n, o->off) != (ssize_t)o->n)
+		o->err = errno ? errno : EIO;
+	o->off += (off_t)o->n;
+	o->n = 0;
+}
+
+static void os_write(struct ostream *o, const void *p, size_t len)
+{
+	const unsigned char *c = p;
+
+	while (len && !o->err) {
+		size_t k = OCHUNK - o->n < len ? OCHUNK - o->n : len;
+
+		memcpy(o->buf + o->n, c, k);
+		o->n += k;
+		c += k;
+		len -= k;
+		if (o->n == OCHUNK)
+			os_chunk(o);
+	}
+}
+
+struct cursor {
+	struct sl_dwfl_ent buf[CUR_ENTS];
+	uint64_t next, end;             /* entries of the run still in the memfd */
+	uint32_t i, n;
+};
+
+static int cur_fill(int fd, struct cursor *c)
+{
+	uint64_t k = c->end - c->next < CUR_ENTS ? c->end - c->next : CUR_ENTS;
+	size_t len = (size_t)k * sizeof(c->buf[0]);
+
+	c->i = 0;
+	c->n = (uint32_t)k;
+	if (k && pread(fd, c->buf, len, (off_t)(c->next * sizeof(c->buf[0]))) != (ssize_t)len)
+		return -EIO;
+	c->next += k;
+	return 0;
+}
+
+/* Merge the runs of @r into @o; block summaries into @blk (nblocks(total)),
+ * least key / greatest key + size into @lo / @hi. */
+static int run_merge(struct runset *r, struct ostream *o, struct sl_dwfl_blk *blk, uint64_t *lo, uint64_t *hi)
+{
+	struct cursor *cur;
+	uint32_t *heap, nh = 0, nc;
+	struct blk_acc acc;
+	uint64_t i = 0;
+	int ret = 0;
+
+	*lo = *hi = 0;
+	if (run_flush(r) < 0)
+		return -EIO;
+	nc = r->nruns;
+	if (!nc)
+		return 0;
+	cur = calloc(nc, sizeof(*cur));
+	heap = calloc(nc, sizeof(*heap));
+	if (!cur || !heap) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t k = 0; k < nc; k++) {
+		cur[k].next = r->starts[k];
+		cur[k].end = k + 1 < nc ? r->starts[k + 1] : r->total;
+		if ((ret = cur_fill(r->fd, &cur[k])) < 0)
+			goto out;
+		if (cur[k].n)
+			heap[nh++] = k;
+	}
+#define HEAD(k) (&cur[heap[k]].buf[cur[heap[k]].i])
+	/* a binary min-heap of cursors by their head entry */
+	for (uint32_t k = nh / 2; k-- > 0;) {
+		for (uint32_t root = k;;) {
+			uint32_t c = 2 * root + 1, t;
+
+			if (c >= nh)
+				break;
+			if (c + 1 < nh && ent_less(HEAD(c + 1), HEAD(c)))
+				c++;
+			if (!ent_less(HEAD(c), HEAD(root)))
+				break;
+			t = heap[c]; heap[c] = heap[root]; heap[root] = t;
+			root = c;
+		}
+	}
+	acc_init(&acc);
+	*lo = UINT64_MAX;
+	while (nh) {
+		struct cursor *c = &cur[heap[0]];
+		struct sl_dwfl_ent e = c->buf[c->i++];
+
+		if (i % SL_DWFL_BLK == 0)
+			blk[i / SL_DWFL_BLK].first_key = e.key;
+		acc_add(&acc, &e, (uint32_t)i);
+		if (i % SL_DWFL_BLK == SL_DWFL_BLK - 1 || i + 1 == r->total) {
+			struct sl_dwfl_blk *B = &blk[i / SL_DWFL_BLK];
+
+			B->pmax[0] = acc.pmax[0];
+			B->pmax[1] = acc.pmax[1];
+			B->last0[0] = acc.last0[0];
+			B->last0[1] = acc.last0[1];
+		}
+		*lo = e.key < *lo ? e.key : *lo;
+		*hi = e.key + e.size > *hi ? e.key + e.size : *hi;
+		os_write(o, &e, sizeof(e));
+		i++;
+		if (c->i == c->n && (ret = cur_fill(r->fd, c)) < 0)
+			goto out;
+		if (!c->n)
+			heap[0] = heap[--nh];
+		for (uint32_t root = 0;;) {
+			uint32_t ch = 2 * root + 1, t;
+
+			if (ch >= nh)
+				break;
+			if (ch + 1 < nh && ent_less(HEAD(ch + 1), HEAD(ch)))
+				ch++;
+			if (!ent_less(HEAD(ch), HEAD(root)))
+				break;
+			t = heap[ch]; heap[ch] = heap[root]; heap[root] = t;
+			root = ch;
+		}
+	}
+#undef HEAD
+	ret = o->err ? -o->err : 0;
+out:
+	free(cur);
+	free(heap);
+	return ret;
+}
+
+/* The index file: a temp file in the cache dir (renamed into place when
+ * complete) or a memfd. */
+static int backing(const struct sl_dwfl_src *src, int disk, char *tmp, size_t n)
+{
+	int fd = -1;
 
 	tmp[0] = '\0';
 	if (disk && src->cache_dirfd >= 0) {
 		snprintf(tmp, n, ".tmp-dwfl-%d-%u.idx", (int)getpid(), atomic_fetch_add(&tmp_seq, 1));
 		fd = openat(src->cache_dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd >= 0 && (e = posix_fallocate(fd, 0, (off_t)size)) != 0) {
-			close(fd);
-			unlinkat(src->cache_dirfd, tmp, 0);
-			fd = -1;
-		}
 		if (fd < 0)
 			tmp[0] = '\0';
 	}
@@ -428,11 +619,6 @@ static int backing(const struct sl_dwfl_src *src, int disk, size_t size, char *t
 		fd = memfd_create("symlazy-dwfl", MFD_CLOEXEC);
 		if (fd < 0)
 			return -errno;
-		if (ftruncate(fd, (off_t)size) < 0) {
-			e = errno;
-			close(fd);
-			return -e;
-		}
 	}
 	return fd;
 }
@@ -456,26 +642,27 @@ int sl_dwfl_index_build(const struct sl_dwfl_src *src, struct sl_dwfl_index *out
 {
 	const struct sl_lookup_rules *R = src->rules;
 	struct elfslot slots[2];
+	struct runset runs[2];
+	struct sl_dwfl_blk *blk[2] = { NULL, NULL };
+	struct ostream os = { .fd = -1 };
+	struct sl_dwfl_hdr h;
 	unsigned nslots = 0;
-	size_t cap, cap_bytes, final;
-	struct sl_dwfl_hdr *h;
-	struct sl_dwfl_ent *e;
-	uint32_t nf = 0, nb = 0;          /* biased from the front, fixed from the back */
 	char tmp[64], name[64];
-	void *map = MAP_FAILED;
+	void *map;
+	size_t final;
 	int fd, ret = 0, is_rel = 0, disk;
 	long k;
 
 	memset(out, 0, sizeof(*out));
 	memset(slots, 0, sizeof(slots));
+	memset(runs, 0, sizeof(runs));
+	runs[0].fd = runs[1].fd = -1;
 	why[0] = '\0';
 	if (src->syments < 2 || src->syments > (int)DE_NDX_MASK || src->first_global < 0) {
 		snprintf(why, whysz, "symbol table of %d entries, first global %d", src->syments,
 			 src->first_global);
 		return 1;
 	}
-	cap = (size_t)src->syments;
-	cap_bytes = sizeof(*h) + cap * sizeof(*e) + (cap / SL_DWFL_BLK + 2) * sizeof(struct sl_dwfl_blk);
 	/* the disk decision needs the first Elf's identity: read it first */
 	{
 		struct sl_dwfl_elfdesc d0;
@@ -483,28 +670,22 @@ int sl_dwfl_index_build(const struct sl_dwfl_src *src, struct sl_dwfl_index *out
 
 		disk = first_elf(src, &d0, &t, &m) == 0 && d0.tracked && t != ET_REL;
 	}
-	fd = backing(src, disk, cap_bytes, tmp, sizeof(tmp));
+	fd = backing(src, disk, tmp, sizeof(tmp));
 	if (fd < 0)
 		return fd;
-	map = mmap(NULL, cap_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED) {
-		ret = -errno;
-		goto out;
-	}
-	h = map;
-	e = (void *)(h + 1);
 
 	for (k = 0;; k++) {
-		int ndx = scan_ndx(src, k), slot;
+		int ndx = scan_ndx(src, k), slot, biased;
 		GElf_Sym sym;
 		uint64_t value = 0, bias = 0, key;
-		uint32_t shndx = 0, info;
+		uint32_t shndx = 0;
 		Elf *elf = NULL;
-		const char *nm = ndx < 0 ? NULL : src->getsym(src->ctx, ndx, &sym, &value, &shndx, &elf, &bias);
-		int biased;
+		const char *nm;
+		struct sl_dwfl_ent e;
 
 		if (ndx < 0)
 			break;
+		nm = src->getsym(src->ctx, ndx, &sym, &value, &shndx, &elf, &bias);
 		if (!nm || !elf)
 			FAIL("symbol %d unreadable", ndx);
 		for (slot = 0; slot < (int)nslots && slots[slot].elf != elf; slot++)
@@ -549,64 +730,66 @@ int sl_dwfl_index_build(const struct sl_dwfl_src *src, struct sl_dwfl_index *out
 		key = biased ? value - src->base : value;
 		if (key + sym.st_size < key)
 			FAIL("symbol %d: value + size past 2^64", ndx);
-		info = (uint32_t)ndx | ((uint32_t)R->bind_rank(&sym) << DE_BIND_SHIFT) |
-		       (ndx < gstart(src) ? DE_PASS2 : 0) | (slot ? DE_ELF1 : 0);
-		if (biased) {
-			e[nb].key = key;
-			e[nb].size = (uint32_t)sym.st_size;
-			e[nb].info = info;
-			nb++;
-		} else {
-			nf++;
-			e[cap - nf].key = key;
-			e[cap - nf].size = (uint32_t)sym.st_size;
-			e[cap - nf].info = info;
+		e.key = key;
+		e.size = (uint32_t)sym.st_size;
+		e.info = (uint32_t)ndx | ((uint32_t)R->bind_rank(&sym) << DE_BIND_SHIFT) |
+			 (ndx < gstart(src) ? DE_PASS2 : 0) | (slot ? DE_ELF1 : 0);
+		if (run_add(&runs[!biased], &e) < 0) {
+			ret = -ENOMEM;
+			goto out;
 		}
 	}
 	if (!nslots)
 		FAIL("no symbols");
-	sl_dwfl_sort(e, nb);
-	sl_dwfl_sort(e + cap - nf, nf);
-	memmove(e + nb, e + cap - nf, (size_t)nf * sizeof(*e));
 
-	memset(h, 0, sizeof(*h));
-	memcpy(h->magic, SL_DWFL_MAGIC, 8);
-	h->version = SL_DWFL_VERSION;
-	h->hdr_size = sizeof(*h);
-	h->syments = (uint32_t)src->syments;
-	h->first_global = (uint32_t)src->first_global;
-	h->e_type = slots[0].e_type;
-	h->e_machine = slots[0].e_machine;
-	h->n[0] = nb;
-	h->n[1] = nf;
-	h->nblk[0] = nblocks(nb);
-	h->nblk[1] = nblocks(nf);
-	h->nelf = nslots;
-	for (unsigned s = 0; s < nslots; s++)
-		h->elf[s] = slots[s].d;
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, SL_DWFL_MAGIC, 8);
+	h.version = SL_DWFL_VERSION;
+	h.hdr_size = sizeof(h);
+	h.syments = (uint32_t)src->syments;
+	h.first_global = (uint32_t)src->first_global;
+	h.e_type = slots[0].e_type;
+	h.e_machine = slots[0].e_machine;
 	for (int a = 0; a < 2; a++) {
-		const struct sl_dwfl_ent *E = a ? e + nb : e;
-		uint32_t n = a ? nf : nb;
+		uint64_t n = runs[a].total + runs[a].nbuf;
 
-		h->lo[a] = n ? E[0].key : 0;
-		h->hi[a] = 0;
-		for (uint32_t i = 0; i < n; i++)
-			if (E[i].key + E[i].size > h->hi[a])
-				h->hi[a] = E[i].key + E[i].size;
+		h.n[a] = (uint32_t)n;
+		h.nblk[a] = nblocks(h.n[a]);
+		blk[a] = calloc(h.nblk[a] ? h.nblk[a] : 1, sizeof(*blk[a]));
+		if (!blk[a]) {
+			ret = -ENOMEM;
+			goto out;
+		}
 	}
-	h->key = name_key(src, h->e_type, h->e_machine, &h->elf[0]);
-	{
-		struct sl_dwfl_blk *b = (void *)(e + nb + nf);
+	h.nelf = nslots;
+	for (unsigned s = 0; s < nslots; s++)
+		h.elf[s] = slots[s].d;
+	h.key = name_key(src, h.e_type, h.e_machine, &h.elf[0]);
 
-		blocks_fill(e, nb, b);
-		blocks_fill(e + nb, nf, b + h->nblk[0]);
+	os.fd = fd;
+	os.off = sizeof(h);
+	os.sum = SL_FNV_OFFSET;
+	if (!(os.buf = malloc(OCHUNK))) {
+		ret = -ENOMEM;
+		goto out;
 	}
-	final = file_size(h);
-	h->checksum = payload_checksum_mem(map, final);
-	munmap(map, cap_bytes);
-	map = MAP_FAILED;
-	if (ftruncate(fd, (off_t)final) < 0) {
-		ret = -errno;
+	for (int a = 0; a < 2; a++) {
+		ret = run_merge(&runs[a], &os, blk[a], &h.lo[a], &h.hi[a]);
+		run_free(&runs[a]);
+		if (ret < 0)
+			goto out;
+	}
+	for (int a = 0; a < 2; a++)
+		os_write(&os, blk[a], (size_t)h.nblk[a] * sizeof(*blk[a]));
+	os_chunk(&os);
+	if (os.err) {
+		ret = -os.err;
+		goto out;
+	}
+	h.checksum = os.sum;
+	final = file_size(&h);
+	if (pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || (off_t)final != os.off) {
+		ret = -EIO;
 		goto out;
 	}
 	map = mmap(NULL, final, PROT_READ, MAP_SHARED, fd, 0);
@@ -615,18 +798,21 @@ int sl_dwfl_index_build(const struct sl_dwfl_src *src, struct sl_dwfl_index *out
 		goto out;
 	}
 	if (tmp[0]) {
-		cache_name(((const struct sl_dwfl_hdr *)map)->key, name, sizeof(name));
+		cache_name(h.key, name, sizeof(name));
 		if (renameat(src->cache_dirfd, tmp, src->cache_dirfd, name) < 0)
 			discard(src, tmp);
 		tmp[0] = '\0';
 	}
-	close(fd);
 	attach(out, map, final);
-	return 0;
+	ret = 0;
 out:
-	if (map != MAP_FAILED)
-		munmap(map, cap_bytes);
-	discard(src, tmp);
+	for (int a = 0; a < 2; a++) {
+		run_free(&runs[a]);
+		free(blk[a]);
+	}
+	free(os.buf);
+	if (ret != 0)
+		discard(src, tmp);
 	close(fd);
 	return ret;
 }

@@ -116,8 +116,11 @@ struct tsec {                    /* per Elf: sections in header order */
 	uint64_t addr, size;
 };
 
+#define TMAX 200001
+static struct tsym tsyms[TMAX];
+
 struct tmod {
-	struct tsym s[600];
+	struct tsym *s;
 	int n;                       /* syments (s[0] is the null symbol) */
 	int first_global;
 	uint64_t bias[2];
@@ -323,6 +326,8 @@ static void set(struct tmod *m, int i, const char *name, unsigned bind, unsigned
 static void base_mod(struct tmod *m, int first_global, uint64_t bias)
 {
 	memset(m, 0, sizeof(*m));
+	memset(tsyms, 0, sizeof(tsyms[0]) * 1024);
+	m->s = tsyms;
 	m->n = 1;
 	m->first_global = first_global;
 	m->bias[0] = m->bias[1] = bias;
@@ -515,6 +520,48 @@ static void test_random_tables(void **state)
 	free(m);
 }
 
+/* more symbols than one in-memory run of the builder (RUN_ENTS): the merge
+ * of sorted runs, checked at sampled addresses */
+static void test_large_table(void **state)
+{
+	struct tmod *m = malloc(sizeof(*m));
+	struct sl_dwfl_src src;
+	struct sl_dwfl_index x;
+	char why[128];
+	int n = 150000;
+
+	(void)state;
+	assert_non_null(m);
+	base_mod(m, 50000, 0x555500000000ull);
+	m->sec[0][0] = (struct tsec){ 0x1000, 0x1000000 };
+	memset(tsyms, 0, sizeof(tsyms[0]) * (size_t)(n + 1));
+	for (int i = 1; i <= n; i++) {
+		uint64_t v = 0x1000 + rnd(0x800000), size = rnd(4) ? rnd(0x200) : 0;
+
+		set(m, i, rnd(50) ? "f" : "", i < 50000 ? STB_LOCAL : STB_GLOBAL, rnd(10) ? STT_FUNC : STT_NOTYPE,
+		    rnd(30) ? 1 : SHN_ABS, v, size);
+	}
+	src_of(m, &src);
+	assert_int_equal(sl_dwfl_index_build(&src, &x, why, sizeof(why)), 0);
+	assert_int_equal(x.h->n[0] + x.h->n[1] > 65536, 1);
+	for (int k = 0; k < 400; k++) {
+		uint64_t a = m->bias[0] + 0x1000 + rnd(0x801000);
+		int got = idx_lookup(&x, m, a);
+
+		if (got != -2)
+			assert_int_equal(got, ref_lookup(m, a));
+	}
+	for (int k = 0; k < 100; k++) {             /* SHN_ABS values are not biased */
+		uint64_t a = 0x1000 + rnd(0x801000);
+		int got = idx_lookup(&x, m, a);
+
+		if (got != -2)
+			assert_int_equal(got, ref_lookup(m, a));
+	}
+	sl_dwfl_index_close(&x);
+	free(m);
+}
+
 static void test_unmodelable(void **state)
 {
 	struct tmod m;
@@ -580,6 +627,7 @@ int main(void)
 		cmocka_unit_test(test_exact_sizeless_skips_locals),
 		cmocka_unit_test(test_first_global_zero),
 		cmocka_unit_test(test_random_tables),
+		cmocka_unit_test(test_large_table),
 		cmocka_unit_test(test_unmodelable),
 		cmocka_unit_test(test_version_machine),
 		cmocka_unit_test(test_sort),
