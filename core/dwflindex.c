@@ -132,19 +132,21 @@ static size_t file_size(const struct sl_dwfl_hdr *h)
 	       ((size_t)h->nblk[0] + h->nblk[1]) * sizeof(struct sl_dwfl_blk);
 }
 
-static void attach(struct sl_dwfl_index *x, void *map, size_t size)
+/* Take @fd (the complete index file with header @h) and @keys (the first
+ * key of every block of each array, malloc'ed) into @x. */
+static void attach(struct sl_dwfl_index *x, int fd, const struct sl_dwfl_hdr *h, uint64_t *keys[2])
 {
-	const struct sl_dwfl_hdr *h = map;
-	const struct sl_dwfl_ent *e = (const void *)(h + 1);
-	const struct sl_dwfl_blk *b = (const void *)(e + h->n[0] + h->n[1]);
-
-	x->map = map;
-	x->map_size = size;
-	x->h = h;
-	x->e[0] = e;
-	x->e[1] = e + h->n[0];
-	x->b[0] = b;
-	x->b[1] = b + h->nblk[0];
+	memset(x, 0, sizeof(*x));
+	x->keys[0] = keys[0];
+	x->keys[1] = keys[1];
+	keys[0] = keys[1] = NULL;
+	x->fd = fd;
+	x->hdr = *h;
+	x->h = &x->hdr;
+	x->eoff[0] = (off_t)sizeof(*h);
+	x->eoff[1] = x->eoff[0] + (off_t)h->n[0] * (off_t)sizeof(struct sl_dwfl_ent);
+	x->boff[0] = x->eoff[1] + (off_t)h->n[1] * (off_t)sizeof(struct sl_dwfl_ent);
+	x->boff[1] = x->boff[0] + (off_t)h->nblk[0] * (off_t)sizeof(struct sl_dwfl_blk);
 }
 
 /* ---- identity ----------------------------------------------------------- */
@@ -229,24 +231,24 @@ static int desc_matches(const struct sl_dwfl_src *src, const struct sl_dwfl_elfd
 
 /* Stream the payload with pread (page cache, not this process's memory):
  * checksum, order, bounds and block summaries. 0 if valid. */
-static int validate(int fd, const struct sl_dwfl_hdr *h, const struct sl_dwfl_src *src,
-		    const void *map)
+static int validate(int fd, const struct sl_dwfl_hdr *h, const struct sl_dwfl_src *src, uint64_t *keys[2])
 {
-	enum { CH = 4096 };
+	enum { CH = 4096, BW = 512 };
 	struct sl_dwfl_ent *buf = malloc(CH * sizeof(*buf));
+	struct sl_dwfl_blk *win = malloc(BW * sizeof(*win));
 	int ret = -EINVAL;
-	const struct sl_dwfl_blk *blk = (const void *)((const char *)map + sizeof(*h) +
-						       ((size_t)h->n[0] + h->n[1]) * sizeof(buf[0]));
-	off_t off = sizeof(*h);
+	off_t off = sizeof(*h), boff = sizeof(*h) + ((off_t)h->n[0] + h->n[1]) * (off_t)sizeof(*buf);
 	int gs = src->first_global == 0 ? 1 : src->first_global;
 
-	if (!buf)
-		return -ENOMEM;
+	if (!buf || !win) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	for (int a = 0; a < 2; a++) {
-		const struct sl_dwfl_blk *B = a ? blk + h->nblk[0] : blk;
 		struct blk_acc acc;
 		struct sl_dwfl_ent prev = { 0 };
 		uint64_t lo = UINT64_MAX, hi = 0;
+		uint32_t wfirst = 0, wn = 0;     /* block window: blocks [wfirst, wfirst + wn) */
 
 		acc_init(&acc);
 		for (uint32_t i = 0; i < h->n[a];) {
@@ -258,8 +260,9 @@ static int validate(int fd, const struct sl_dwfl_hdr *h, const struct sl_dwfl_sr
 			off += r;
 			for (uint32_t j = 0; j < k; j++, i++) {
 				const struct sl_dwfl_ent *e = &buf[j];
-				uint32_t ndx = de_ndx(e);
+				uint32_t ndx = de_ndx(e), b = i / SL_DWFL_BLK;
 				int p2 = de_pass(e);
+				const struct sl_dwfl_blk *X;
 
 				if (ndx < 1 || ndx >= (uint32_t)src->syments ||
 				    (p2 ? !(two_passes(src->first_global) && ndx < (uint32_t)src->first_global)
@@ -267,16 +270,26 @@ static int validate(int fd, const struct sl_dwfl_hdr *h, const struct sl_dwfl_sr
 				    ((e->info & DE_ELF1) && h->nelf < 2) ||
 				    e->key + e->size < e->key || (i && ent_less(e, &prev)))
 					goto out;
-				if (i % SL_DWFL_BLK == 0 && B[i / SL_DWFL_BLK].first_key != e->key)
-					goto out;
-				acc_add(&acc, e, i);
-				if (i % SL_DWFL_BLK == SL_DWFL_BLK - 1 || i + 1 == h->n[a]) {
-					const struct sl_dwfl_blk *X = &B[i / SL_DWFL_BLK];
+				if (b >= wfirst + wn) {
+					uint32_t nw = h->nblk[a] - b < BW ? h->nblk[a] - b : BW;
+					size_t len = nw * sizeof(*win);
 
-					if (X->pmax[0] != acc.pmax[0] || X->pmax[1] != acc.pmax[1] ||
-					    X->last0[0] != acc.last0[0] || X->last0[1] != acc.last0[1])
+					if (pread(fd, win, len, boff + (off_t)b * (off_t)sizeof(*win)) != (ssize_t)len)
 						goto out;
+					wfirst = b;
+					wn = nw;
 				}
+				X = &win[b - wfirst];
+				if (i % SL_DWFL_BLK == 0) {
+					if (X->first_key != e->key)
+						goto out;
+					keys[a][b] = e->key;
+				}
+				acc_add(&acc, e, i);
+				if ((i % SL_DWFL_BLK == SL_DWFL_BLK - 1 || i + 1 == h->n[a]) &&
+				    (X->pmax[0] != acc.pmax[0] || X->pmax[1] != acc.pmax[1] ||
+				     X->last0[0] != acc.last0[0] || X->last0[1] != acc.last0[1]))
+					goto out;
 				lo = e->key < lo ? e->key : lo;
 				hi = e->key + e->size > hi ? e->key + e->size : hi;
 				prev = *e;
@@ -284,10 +297,12 @@ static int validate(int fd, const struct sl_dwfl_hdr *h, const struct sl_dwfl_sr
 		}
 		if (h->n[a] && (h->lo[a] != lo || h->hi[a] != hi))
 			goto out;
+		boff += (off_t)h->nblk[a] * (off_t)sizeof(*win);
 	}
 	ret = 0;
 out:
 	free(buf);
+	free(win);
 	return ret;
 }
 
@@ -327,11 +342,12 @@ int sl_dwfl_index_cached(const struct sl_dwfl_src *src, struct sl_dwfl_index *ou
 	struct sl_dwfl_hdr h;
 	struct stat st;
 	unsigned e_type = 0, e_machine = 0;
+	uint64_t *keys[2] = { NULL, NULL };
 	char name[64];
-	void *map;
 	int fd, err = 0;
 
 	memset(out, 0, sizeof(*out));
+	out->fd = -1;
 	if (src->cache_dirfd < 0 || src->syments < 2)
 		return -ENOENT;
 	if (first_elf(src, &d0, &e_type, &e_machine) < 0 || !d0.tracked || e_type == ET_REL)
@@ -355,18 +371,17 @@ int sl_dwfl_index_cached(const struct sl_dwfl_src *src, struct sl_dwfl_index *ou
 			goto bad;
 	if (payload_checksum_fd(fd, (size_t)st.st_size, &err) != h.checksum || err)
 		goto bad;
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED)
+	for (int a = 0; a < 2; a++)
+		if (!(keys[a] = malloc(((size_t)h.nblk[a] + 1) * sizeof(uint64_t))))
+			goto bad;
+	if (validate(fd, &h, src, keys) < 0)
 		goto bad;
-	if (validate(fd, &h, src, map) < 0 || memcmp(map, &h, sizeof(h))) {
-		munmap(map, (size_t)st.st_size);
-		goto bad;
-	}
-	close(fd);
-	attach(out, map, (size_t)st.st_size);
+	attach(out, fd, &h, keys);
 	out->from_cache = 1;
 	return 0;
 bad:
+	free(keys[0]);
+	free(keys[1]);
 	close(fd);
 	return -ENOENT;
 }
@@ -375,15 +390,15 @@ bad:
 
 /*
  * The build never holds the index in memory: entries go into sorted runs of
- * RUN_ENTS (1 MiB) in a memfd (page cache, not this process's RSS), are
+ * RUN_ENTS (128 KiB) in a memfd (page cache, not this process's RSS), are
  * merged into the index file with pwrite through a 64 KiB buffer (which also
- * computes the payload checksum chunk by chunk), and the finished file is
- * mapped read-only, so a lookup costs only the pages it touches. The heap
- * holds one run buffer per array, the merge cursors and the block summaries
- * (32 bytes per SL_DWFL_BLK entries).
+ * computes the payload checksum chunk by chunk); block summaries go to a
+ * second memfd while merging and are appended. The heap holds one run
+ * buffer per array, the merge cursors (1 KiB per run) and the first key of
+ * every block (8 bytes per SL_DWFL_BLK entries).
  */
-#define RUN_ENTS 65536u
-#define CUR_ENTS 256u
+#define RUN_ENTS 8192u
+#define CUR_ENTS 64u
 #define OCHUNK (1u << 16)
 
 static _Atomic unsigned tmp_seq;
@@ -512,8 +527,10 @@ static int cur_fill(int fd, struct cursor *c)
 
 /* Merge the runs of @r into @o; block summaries into @blk (nblocks(total)),
  * least key / greatest key + size into @lo / @hi. */
-static int run_merge(struct runset *r, struct ostream *o, struct sl_dwfl_blk *blk, uint64_t *lo, uint64_t *hi)
+static int run_merge(struct runset *r, struct ostream *o, int bfd, off_t *boff, uint64_t *keys,
+		     uint64_t *lo, uint64_t *hi)
 {
+	struct sl_dwfl_blk B;
 	struct cursor *cur;
 	uint32_t *heap, nh = 0, nc;
 	struct blk_acc acc;
@@ -562,16 +579,21 @@ static int run_merge(struct runset *r, struct ostream *o, struct sl_dwfl_blk *bl
 		struct cursor *c = &cur[heap[0]];
 		struct sl_dwfl_ent e = c->buf[c->i++];
 
-		if (i % SL_DWFL_BLK == 0)
-			blk[i / SL_DWFL_BLK].first_key = e.key;
+		if (i % SL_DWFL_BLK == 0) {
+			memset(&B, 0, sizeof(B));
+			B.first_key = keys[i / SL_DWFL_BLK] = e.key;
+		}
 		acc_add(&acc, &e, (uint32_t)i);
 		if (i % SL_DWFL_BLK == SL_DWFL_BLK - 1 || i + 1 == r->total) {
-			struct sl_dwfl_blk *B = &blk[i / SL_DWFL_BLK];
-
-			B->pmax[0] = acc.pmax[0];
-			B->pmax[1] = acc.pmax[1];
-			B->last0[0] = acc.last0[0];
-			B->last0[1] = acc.last0[1];
+			B.pmax[0] = acc.pmax[0];
+			B.pmax[1] = acc.pmax[1];
+			B.last0[0] = acc.last0[0];
+			B.last0[1] = acc.last0[1];
+			if (pwrite(bfd, &B, sizeof(B), *boff) != (ssize_t)sizeof(B)) {
+				ret = -EIO;
+				goto out;
+			}
+			*boff += (off_t)sizeof(B);
 		}
 		*lo = e.key < *lo ? e.key : *lo;
 		*hi = e.key + e.size > *hi ? e.key + e.size : *hi;
@@ -643,17 +665,19 @@ int sl_dwfl_index_build(const struct sl_dwfl_src *src, struct sl_dwfl_index *out
 	const struct sl_lookup_rules *R = src->rules;
 	struct elfslot slots[2];
 	struct runset runs[2];
-	struct sl_dwfl_blk *blk[2] = { NULL, NULL };
+	uint64_t *keys[2] = { NULL, NULL };
 	struct ostream os = { .fd = -1 };
+	int bfd = -1;
+	off_t boff = 0;
 	struct sl_dwfl_hdr h;
 	unsigned nslots = 0;
 	char tmp[64], name[64];
-	void *map;
 	size_t final;
 	int fd, ret = 0, is_rel = 0, disk;
 	long k;
 
 	memset(out, 0, sizeof(*out));
+	out->fd = -1;
 	memset(slots, 0, sizeof(slots));
 	memset(runs, 0, sizeof(runs));
 	runs[0].fd = runs[1].fd = -1;
@@ -755,8 +779,8 @@ int sl_dwfl_index_build(const struct sl_dwfl_src *src, struct sl_dwfl_index *out
 
 		h.n[a] = (uint32_t)n;
 		h.nblk[a] = nblocks(h.n[a]);
-		blk[a] = calloc(h.nblk[a] ? h.nblk[a] : 1, sizeof(*blk[a]));
-		if (!blk[a]) {
+		keys[a] = malloc(((size_t)h.nblk[a] + 1) * sizeof(uint64_t));
+		if (!keys[a]) {
 			ret = -ENOMEM;
 			goto out;
 		}
@@ -773,14 +797,28 @@ int sl_dwfl_index_build(const struct sl_dwfl_src *src, struct sl_dwfl_index *out
 		ret = -ENOMEM;
 		goto out;
 	}
+	if ((bfd = memfd_create("symlazy-dwfl-blocks", MFD_CLOEXEC)) < 0) {
+		ret = -errno;
+		goto out;
+	}
 	for (int a = 0; a < 2; a++) {
-		ret = run_merge(&runs[a], &os, blk[a], &h.lo[a], &h.hi[a]);
+		ret = run_merge(&runs[a], &os, bfd, &boff, keys[a], &h.lo[a], &h.hi[a]);
 		run_free(&runs[a]);
 		if (ret < 0)
 			goto out;
 	}
-	for (int a = 0; a < 2; a++)
-		os_write(&os, blk[a], (size_t)h.nblk[a] * sizeof(*blk[a]));
+	/* the block summaries follow the entries */
+	for (off_t o = 0; o < boff && !os.err;) {
+		unsigned char chunk[4096];
+		size_t len = boff - o < (off_t)sizeof(chunk) ? (size_t)(boff - o) : sizeof(chunk);
+
+		if (pread(bfd, chunk, len, o) != (ssize_t)len) {
+			ret = -EIO;
+			goto out;
+		}
+		os_write(&os, chunk, len);
+		o += (off_t)len;
+	}
 	os_chunk(&os);
 	if (os.err) {
 		ret = -os.err;
@@ -792,63 +830,90 @@ int sl_dwfl_index_build(const struct sl_dwfl_src *src, struct sl_dwfl_index *out
 		ret = -EIO;
 		goto out;
 	}
-	map = mmap(NULL, final, PROT_READ, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED) {
-		ret = -errno;
-		goto out;
-	}
+	attach(out, fd, &h, keys);
 	if (tmp[0]) {
 		cache_name(h.key, name, sizeof(name));
 		if (renameat(src->cache_dirfd, tmp, src->cache_dirfd, name) < 0)
 			discard(src, tmp);
 		tmp[0] = '\0';
 	}
-	attach(out, map, final);
-	ret = 0;
+	fd = -1;                    /* the index's now */
 out:
 	for (int a = 0; a < 2; a++) {
 		run_free(&runs[a]);
-		free(blk[a]);
+		free(keys[a]);
 	}
+	if (bfd >= 0)
+		close(bfd);
 	free(os.buf);
 	if (ret != 0)
 		discard(src, tmp);
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	return ret;
 }
 #undef FAIL
 
 void sl_dwfl_index_close(struct sl_dwfl_index *x)
 {
-	if (x->map)
-		munmap(x->map, x->map_size);
+	if (x->h && x->fd >= 0)
+		close(x->fd);
+	free(x->keys[0]);
+	free(x->keys[1]);
 	memset(x, 0, sizeof(*x));
+	x->fd = -1;
 }
 
 /* ---- lookup ------------------------------------------------------------- */
 
-/* Last entry of array @a with key <= @k, or NONE. */
-static uint32_t pred(const struct sl_dwfl_index *x, int a, uint64_t k)
+/* One block of entries read from the file. */
+struct eblk {
+	uint32_t b, n;                  /* block index, entries in it */
+	struct sl_dwfl_ent e[SL_DWFL_BLK];
+};
+
+static int load_ents(const struct sl_dwfl_index *x, int a, uint32_t b, struct eblk *out)
 {
-	const struct sl_dwfl_blk *b = x->b[a];
-	const struct sl_dwfl_ent *e = x->e[a];
-	uint32_t lo = 0, hi = x->h->nblk[a], i, end;
+	uint32_t first = b * SL_DWFL_BLK, n = x->h->n[a] - first < SL_DWFL_BLK ? x->h->n[a] - first : SL_DWFL_BLK;
+	size_t len = (size_t)n * sizeof(out->e[0]);
+
+	out->b = b;
+	out->n = n;
+	if (pread(x->fd, out->e, len, x->eoff[a] + (off_t)first * (off_t)sizeof(out->e[0])) != (ssize_t)len)
+		return -EIO;
+	return 0;
+}
+
+static int load_sum(const struct sl_dwfl_index *x, int a, uint32_t b, struct sl_dwfl_blk *out)
+{
+	if (pread(x->fd, out, sizeof(*out), x->boff[a] + (off_t)b * (off_t)sizeof(*out)) != (ssize_t)sizeof(*out))
+		return -EIO;
+	return 0;
+}
+
+/* The block holding the last entry of array @a with key <= @k (loaded into
+ * @eb), *@p its index; 0, 1 if there is none, -EIO. */
+static int pred(const struct sl_dwfl_index *x, int a, uint64_t k, struct eblk *eb, uint32_t *p)
+{
+	const uint64_t *keys = x->keys[a];
+	uint32_t lo = 0, hi = x->h->nblk[a], i = 0;
 
 	while (lo < hi) {                 /* last block with first_key <= k */
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (b[mid].first_key <= k)
+		if (keys[mid] <= k)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (!lo)
-		return SL_DWFL_NONE;
-	i = (lo - 1) * SL_DWFL_BLK;
-	end = i + SL_DWFL_BLK < x->h->n[a] ? i + SL_DWFL_BLK : x->h->n[a];
-	while (i + 1 < end && e[i + 1].key <= k)
+		return 1;
+	if (load_ents(x, a, lo - 1, eb) < 0)
+		return -EIO;
+	while (i + 1 < eb->n && eb->e[i + 1].key <= k)
 		i++;
-	return i;
+	*p = (lo - 1) * SL_DWFL_BLK + i;
+	return 0;
 }
 
 #define WALK_MAX 4096
@@ -878,20 +943,22 @@ struct side {                       /* what one array says about addr */
 static int scan_array(const struct sl_dwfl_index *x, int a, uint64_t k, uint64_t off,
 		      struct sl_dwfl_qbuf *qb, struct sl_lk_query *q, struct side *sd)
 {
-	const struct sl_dwfl_ent *e = x->e[a];
-	const struct sl_dwfl_blk *b = x->b[a];
-	uint32_t p = pred(x, a, k), j, blk, walked = 0;
-	int found0[2] = { 0, 0 };
+	struct eblk eb;
+	struct sl_dwfl_blk B;
+	uint32_t p, j, blk, walked = 0, base;
+	int found0[2] = { 0, 0 }, r;
 
 	memset(sd, 0, sizeof(*sd));
 	sd->lastv[0] = sd->lastv[1] = SL_DWFL_NONE;
-	if (p == SL_DWFL_NONE)
-		return 0;
+	r = pred(x, a, k, &eb, &p);
+	if (r)
+		return r < 0 ? r : 0;
 	sd->any = 1;
 	blk = p / SL_DWFL_BLK;
+	base = blk * SL_DWFL_BLK;
 	/* the part of p's block up to p: containers, prefix max, last sizeless */
-	for (j = p + 1; j-- > blk * SL_DWFL_BLK;) {
-		const struct sl_dwfl_ent *E = &e[j];
+	for (j = p + 1; j-- > base;) {
+		const struct sl_dwfl_ent *E = &eb.e[j - base];
 		uint64_t end = E->key + E->size;
 		int ps = de_pass(E);
 
@@ -907,34 +974,46 @@ static int scan_array(const struct sl_dwfl_index *x, int a, uint64_t k, uint64_t
 		}
 	}
 	if (blk) {
-		const struct sl_dwfl_blk *B = &b[blk - 1];
-
+		if (load_sum(x, a, blk - 1, &B) < 0)
+			return -EIO;
 		for (int s = 0; s < 2; s++) {
-			if (B->pmax[s] > sd->m[s])
-				sd->m[s] = B->pmax[s];
+			if (B.pmax[s] > sd->m[s])
+				sd->m[s] = B.pmax[s];
 			if (!found0[s])
-				sd->lastv[s] = B->last0[s];
+				sd->lastv[s] = B.last0[s];
 		}
-	}
-	/* earlier blocks, while some entry there may still reach past k */
-	while (blk && b[blk - 1].pmax[1] > k) {
-		blk--;
-		for (j = (blk + 1) * SL_DWFL_BLK; j-- > blk * SL_DWFL_BLK;) {
-			const struct sl_dwfl_ent *E = &e[j];
-			int ps = de_pass(E);
+		/* earlier blocks, while some entry there may still reach past k */
+		while (B.pmax[1] > k) {
+			blk--;
+			if (load_ents(x, a, blk, &eb) < 0)
+				return -EIO;
+			for (j = eb.n; j-- > 0;) {
+				const struct sl_dwfl_ent *E = &eb.e[j];
+				int ps = de_pass(E);
 
-			if (E->size && k - E->key < E->size &&
-			    push(qb->cont[ps], &q->ncont[ps], E, E->key + off) < 0)
+				if (E->size && k - E->key < E->size &&
+				    push(qb->cont[ps], &q->ncont[ps], E, E->key + off) < 0)
+					return -E2BIG;
+			}
+			if ((walked += SL_DWFL_BLK) > WALK_MAX)
 				return -E2BIG;
+			if (!blk)
+				break;
+			if (load_sum(x, a, blk - 1, &B) < 0)
+				return -EIO;
 		}
-		if ((walked += SL_DWFL_BLK) > WALK_MAX)
-			return -E2BIG;
 	}
 	for (int s = 0; s < 2; s++) {
 		sd->m[s] += off;            /* keys + sizes map without wrapping (checked) */
 		if (sd->lastv[s] != SL_DWFL_NONE) {
+			struct sl_dwfl_ent e;
+
+			if (sd->lastv[s] >= x->h->n[a] ||
+			    pread(x->fd, &e, sizeof(e), x->eoff[a] + (off_t)sd->lastv[s] * (off_t)sizeof(e)) !=
+				    (ssize_t)sizeof(e))
+				return -EIO;
 			sd->have_v[s] = 1;
-			sd->v[s] = e[sd->lastv[s]].key + off;
+			sd->v[s] = e.key + off;
 		}
 	}
 	return 0;
@@ -944,13 +1023,22 @@ static int scan_array(const struct sl_dwfl_index *x, int a, uint64_t k, uint64_t
 static int collect_atv(const struct sl_dwfl_index *x, int a, uint32_t last, uint64_t off, int s,
 		       struct sl_dwfl_qbuf *qb, struct sl_lk_query *q)
 {
-	const struct sl_dwfl_ent *e = x->e[a];
-	uint64_t key = e[last].key;
-	uint32_t walked = 0;
+	struct eblk eb;
+	uint32_t walked = 0, b = last / SL_DWFL_BLK;
+	uint64_t key;
 
-	for (uint32_t j = last + 1; j-- > 0 && e[j].key == key;) {
-		if (!e[j].size && de_pass(&e[j]) <= s &&
-		    push(qb->atv[s], &q->natv[s], &e[j], key + off) < 0)
+	if (load_ents(x, a, b, &eb) < 0)
+		return -EIO;
+	key = eb.e[last - b * SL_DWFL_BLK].key;
+	for (uint32_t j = last + 1; j-- > 0;) {
+		const struct sl_dwfl_ent *E;
+
+		if (j / SL_DWFL_BLK != eb.b && load_ents(x, a, j / SL_DWFL_BLK, &eb) < 0)
+			return -EIO;
+		E = &eb.e[j - eb.b * SL_DWFL_BLK];
+		if (E->key != key)
+			break;
+		if (!E->size && de_pass(E) <= s && push(qb->atv[s], &q->natv[s], E, key + off) < 0)
 			return -E2BIG;
 		if (++walked > WALK_MAX)
 			return -E2BIG;

@@ -19,7 +19,7 @@
  *            (section-relative, placed by libdwfl's layout); key = value.
  * Each array is sorted by (key, index) and summarised per block of
  * SL_DWFL_BLK entries (first key, prefix max of key + size, prefix last
- * sizeless entry, per scope), so a lookup touches a few pages.
+ * sizeless entry, per scope), so a lookup reads one or two 512-byte blocks.
  *
  * Index files live in the cache directory as "dwfl-<key>.idx" (key: format
  * version, table shape, machine, the identity of the Elf of the first
@@ -82,12 +82,16 @@ struct sl_dwfl_hdr {
 	struct sl_dwfl_elfdesc elf[2];
 };
 
+/* An open index: read with pread (a mapping would be faulted in 64 KiB
+ * around every touched page, costing the tool resident memory; pread costs
+ * page cache only), plus the first key of every block on the heap (8 bytes
+ * per SL_DWFL_BLK entries) for the binary search. */
 struct sl_dwfl_index {
-	void *map;
-	size_t map_size;
-	const struct sl_dwfl_hdr *h;
-	const struct sl_dwfl_ent *e[2];
-	const struct sl_dwfl_blk *b[2];
+	int fd;
+	struct sl_dwfl_hdr hdr;
+	const struct sl_dwfl_hdr *h;   /* &hdr once open, NULL when closed */
+	uint64_t *keys[2];
+	off_t eoff[2], boff[2];
 	int from_cache;
 };
 
