@@ -123,7 +123,7 @@ build overlap $CC $CFLAGS -o "$BIN/overlap" "$SRC/overlap_main.c" "$SRC/overlap.
 	check overlap "$BIN/overlap" 100000
 build shlib $CC $CFLAGS -shared -fPIC -o "$BIN/libshlib.so" "$SRC/shlib.c" && check shlib "$BIN/libshlib.so" 100000
 if command -v rustc >/dev/null 2>&1 && rustc --version >/dev/null 2>&1; then
-	build rust rustc -C opt-level=1 -g -o "$BIN/rust" "$SRC/rust.rs" && check rust "$BIN/rust" 1200
+	build rust rustc -C opt-level=1 -g -o "$BIN/rust" "$SRC/rust.rs" && check rust "$BIN/rust" 600
 else
 	skip "rust: rustc not usable"
 fi
