@@ -206,6 +206,36 @@ EOF
 	fi
 fi
 
+# ---- hostile ELF: scripts/gen-malformed.py variants of a PIE, through
+# dwfl_client (every lookup entry point, 4 per address): same exit code and
+# stdout as stock, or - where stock itself dies on a signal - no other
+# outcome than a signal too
+if want malformed && [ -x "$BIN/basic" ]; then
+	PY=/usr/bin/python3
+	[ -x "$PY" ] || PY=python3
+	mal=$B/malformed
+	mkdir -p "$mal"
+	"$CLIENT" --list 40 "$BIN/basic" >"$OUT/mal.addrs"
+	if "$PY" "$ROOT/scripts/gen-malformed.py" --base "$BIN/basic" --prefix mal- "$mal" >/dev/null 2>&1; then
+		nm=0 bad=0
+		for f in "$mal"/mal-*; do
+			nm=$((nm + 1))
+			timeout 20 "$CLIENT" "$f" $(cat "$OUT/mal.addrs") >"$OUT/mal.stock" 2>/dev/null; rs=$?
+			LD_PRELOAD=$SO timeout 20 "$CLIENT" "$f" $(cat "$OUT/mal.addrs") >"$OUT/mal.shim" 2>/dev/null; rh=$?
+			if [ "$rs" -ge 124 ] && [ "$rh" -ge 124 ]; then
+				continue
+			fi
+			if [ "$rs" != "$rh" ] || ! cmp -s "$OUT/mal.stock" "$OUT/mal.shim"; then
+				bad=$((bad + 1))
+				fail "malformed $(basename "$f"): exit $rs stock, $rh shim; $(diff "$OUT/mal.stock" "$OUT/mal.shim" | head -2 | cut -c1-200 | tr '\n' ' ')"
+			fi
+		done
+		[ "$bad" -eq 0 ] && pass "malformed: $nm variants, stock and shim agree"
+	else
+		skip "malformed: gen-malformed.py failed"
+	fi
+fi
+
 # ---- libdw absent: the shim is harmless for tools without libdw ------------
 if want nolibdw; then
 	[ -x "$ROOT/build/bin/symread-bench" ] && same nolibdw-symread "$ROOT/build/bin/symread-bench" /bin/true 1000
