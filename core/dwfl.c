@@ -154,12 +154,17 @@ static int ensure_index(struct sl_session *s, struct sl_dwfl_mod *m, struct sl_d
 	char why[128];
 	int r, saved = errno;           /* our files and mappings are not the tool's business */
 
-	if (sl_dwfl_index_cached(src, &m->idx) == 0) {
+	if (m->library_calls < SL_DWFL_CACHE_AFTER) {
+		m->library_calls++;
+		return 0;
+	}
+	if (!m->cache_missed && sl_dwfl_index_cached(src, &m->idx) == 0) {
 		errno = saved;
 		COUNT(s, dwfl_cached);
 	} else {
 		errno = saved;
-		if (m->library_calls < SL_DWFL_LIBRARY_CALLS) {
+		m->cache_missed = 1;
+		if (m->library_calls < SL_DWFL_BUILD_AFTER) {
 			m->library_calls++;
 			return 0;
 		}

@@ -6,11 +6,12 @@
  * must take it too). Every decision is here; the shim (shim/dwfl.c) owns the
  * Dwfl_Module registry and forwards.
  *
- * Per module: the first SL_DWFL_LIBRARY_CALLS lookups go to libdwfl unless a
- * cached index exists (one libdwfl scan is cheaper than building an index);
- * the next one builds the index (into the cache dir when the module's symbol
- * file has a file identity) and every later one is a binary search plus one
- * dwfl_module_getsym_info() for the answer's fields. Anything the index
+ * Per module: the first SL_DWFL_CACHE_AFTER lookups go to libdwfl; the next
+ * maps a cached index if there is one; without one, libdwfl answers up to
+ * SL_DWFL_BUILD_AFTER lookups and the next builds the index (into the cache
+ * dir when the module's symbol file has a file identity). Every lookup after
+ * that is a binary search plus one dwfl_module_getsym_info() for the
+ * answer's fields. Anything the index
  * cannot answer exactly - unmodelable modules, a sizeless fallback whose
  * section test needs libdwfl's section cache (addrinfo), "no symbol" with a
  * bias pointer, a changed module, more candidates than the scratch holds -
@@ -25,7 +26,12 @@
 
 struct sl_session;
 
-#define SL_DWFL_LIBRARY_CALLS 2
+/* lookups of a module libdwfl answers before symlazy maps a cached index
+ * (one scan is what a single lookup costs anyway), and before it builds one
+ * (a build costs about three scans: the worst case is then about
+ * (16 + 3) / 17 of stock, once per file; later runs read the cache) */
+#define SL_DWFL_CACHE_AFTER 1
+#define SL_DWFL_BUILD_AFTER 16
 
 /* The real libdw functions (resolved by the shim; fakes in unit tests). */
 struct sl_dwfl_ops {
@@ -50,6 +56,7 @@ struct sl_dwfl_mod {
 	int state;                  /* DM_* */
 	int syments, first_global;
 	unsigned library_calls;
+	int cache_missed;           /* no usable cache file: do not look again */
 	Elf *elfs[2];               /* the Elfs the index's symbols come from */
 	struct sl_dwfl_index idx;
 	char why[128];              /* why libdwfl answers (DM_LIBRARY) */

@@ -50,10 +50,13 @@ static int scan_ndx(const struct sl_dwfl_src *src, long k)
 
 /* ---- sort --------------------------------------------------------------- */
 
+/* (key, scan order): equal keys in libdwfl's scan order, first pass first */
 static int ent_less(const struct sl_dwfl_ent *a, const struct sl_dwfl_ent *b)
 {
 	if (a->key != b->key)
 		return a->key < b->key;
+	if (de_pass(a) != de_pass(b))
+		return de_pass(a) < de_pass(b);
 	return de_ndx(a) < de_ndx(b);
 }
 
@@ -412,6 +415,46 @@ struct runset {
 	uint32_t nbuf, capbuf;
 };
 
+/*
+ * Sort a run buffer by key, stably (LSD radix, one pass per key byte that
+ * is not the same in every entry): the builder adds entries in scan order,
+ * so the result is in (key, scan order), ent_less's order. @tmp: as large.
+ */
+static void radix_run(struct sl_dwfl_ent *e, struct sl_dwfl_ent *tmp, uint32_t n)
+{
+	uint64_t all_or = 0, all_and = ~0ull;
+	struct sl_dwfl_ent *src = e, *dst = tmp;
+
+	for (uint32_t i = 0; i < n; i++) {
+		all_or |= e[i].key;
+		all_and &= e[i].key;
+	}
+	for (unsigned shift = 0; shift < 64; shift += 8) {
+		uint32_t count[256] = { 0 }, sum = 0;
+
+		if ((((all_or ^ all_and) >> shift) & 0xff) == 0)
+			continue;       /* this byte is the same everywhere */
+		for (uint32_t i = 0; i < n; i++)
+			count[(src[i].key >> shift) & 0xff]++;
+		for (unsigned b = 0; b < 256; b++) {
+			uint32_t c = count[b];
+
+			count[b] = sum;
+			sum += c;
+		}
+		for (uint32_t i = 0; i < n; i++)
+			dst[count[(src[i].key >> shift) & 0xff]++] = src[i];
+		{
+			struct sl_dwfl_ent *t = src;
+
+			src = dst;
+			dst = t;
+		}
+	}
+	if (src != e)
+		memcpy(e, src, (size_t)n * sizeof(*e));
+}
+
 static int run_flush(struct runset *r)
 {
 	size_t len = (size_t)r->nbuf * sizeof(*r->buf);
@@ -429,7 +472,14 @@ static int run_flush(struct runset *r)
 		r->starts = ns;
 		r->capruns = nc;
 	}
-	sl_dwfl_sort(r->buf, r->nbuf);
+	{
+		struct sl_dwfl_ent *tmp = malloc(len);
+
+		if (!tmp)
+			return -ENOMEM;
+		radix_run(r->buf, tmp, r->nbuf);
+		free(tmp);
+	}
 	if (pwrite(r->fd, r->buf, len, (off_t)(r->total * sizeof(*r->buf))) != (ssize_t)len)
 		return errno ? -errno : -EIO;
 	r->starts[r->nruns++] = r->total;
@@ -494,6 +544,11 @@ static void os_write(struct ostream *o, const void *p, size_t len)
 {
 	const unsigned char *c = p;
 
+	if (o->n + len < OCHUNK) {          /* the common case: one entry */
+		memcpy(o->buf + o->n, p, len);
+		o->n += len;
+		return;
+	}
 	while (len && !o->err) {
 		size_t k = OCHUNK - o->n < len ? OCHUNK - o->n : len;
 
@@ -530,7 +585,8 @@ static int cur_fill(int fd, struct cursor *c)
 static int run_merge(struct runset *r, struct ostream *o, int bfd, off_t *boff, uint64_t *keys,
 		     uint64_t *lo, uint64_t *hi)
 {
-	struct sl_dwfl_blk B;
+	struct sl_dwfl_blk B, bbuf[128];
+	uint32_t nb = 0;
 	struct cursor *cur;
 	uint32_t *heap, nh = 0, nc;
 	struct blk_acc acc;
@@ -589,11 +645,17 @@ static int run_merge(struct runset *r, struct ostream *o, int bfd, off_t *boff, 
 			B.pmax[1] = acc.pmax[1];
 			B.last0[0] = acc.last0[0];
 			B.last0[1] = acc.last0[1];
-			if (pwrite(bfd, &B, sizeof(B), *boff) != (ssize_t)sizeof(B)) {
-				ret = -EIO;
-				goto out;
+			bbuf[nb++] = B;
+			if (nb == 128 || i + 1 == r->total) {
+				size_t len = nb * sizeof(B);
+
+				if (pwrite(bfd, bbuf, len, *boff) != (ssize_t)len) {
+					ret = -EIO;
+					goto out;
+				}
+				*boff += (off_t)len;
+				nb = 0;
 			}
-			*boff += (off_t)sizeof(B);
 		}
 		*lo = e.key < *lo ? e.key : *lo;
 		*hi = e.key + e.size > *hi ? e.key + e.size : *hi;

@@ -32,6 +32,8 @@ mkdir -p "$W"
 rm -rf "$W/cache"
 [ -x "$TIME" ] || { echo "bench-dwfl: needs /usr/bin/time (Debian package time)" >&2; exit 2; }
 [ -f "$SO" ] || { echo "bench-dwfl: $SO missing: make all" >&2; exit 2; }
+cp "$SO" "$W/libsymlazy.so"        # a rebuild during the run cannot mix versions
+SO=$W/libsymlazy.so
 
 # one_run OUT CMD...: run, record "wall user sys maxrss_kb" in OUT.t
 one_run() {
