@@ -16,6 +16,9 @@
 #            dwfl_module_getsym_info scan (the read-by-index path);
 #   a2l-*    eu-addr2line -f, -S, -f -i -C -a (pretty, inlines, demangling);
 #   stack    eu-stack -p PID on a live process stopped in a known stack;
+#   perfparser  hotspot-perfparser on a perf record --call-graph dwarf
+#            profile (its output file);
+#   malformed   scripts/gen-malformed.py variants through dwfl_client;
 # and, on the big files, that the shim really answered from its index
 # (SYMLAZY_STATS: answered > 0).
 # Env: SYMLAZY_ROOT, SYMLAZY_SO, DWFL_CASES (subset of case names).
@@ -204,6 +207,25 @@ EOF
 		kill "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
 	fi
+fi
+
+# ---- hotspot-perfparser: a multi-module libdwfl client (it reads symbols
+# with dwfl_module_getsym_info, the read-by-index path) on a DWARF profile
+PP=/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser
+if want perfparser && [ -x "$PP" ] && command -v perf >/dev/null 2>&1 && [ -x "$BIN/cxx" ]; then
+	if perf record -q --call-graph dwarf,8192 -F 2000 -o "$B/dwarf.data" -- "$BIN/cxx" 0.3 >/dev/null 2>&1; then
+		"$PP" --input "$B/dwarf.data" --output "$OUT/pp.stock.bin" >/dev/null 2>&1; rs=$?
+		LD_PRELOAD=$SO "$PP" --input "$B/dwarf.data" --output "$OUT/pp.shim.bin" >/dev/null 2>&1; rh=$?
+		if [ "$rs" = "$rh" ] && cmp -s "$OUT/pp.stock.bin" "$OUT/pp.shim.bin"; then
+			pass "perfparser: identical ($(wc -c <"$OUT/pp.stock.bin") bytes, exit $rs)"
+		else
+			fail "perfparser: exit $rs stock, $rh shim, or the outputs differ"
+		fi
+	else
+		skip "perfparser: perf record --call-graph dwarf failed"
+	fi
+else
+	want perfparser && skip "perfparser: hotspot-perfparser or perf not installed"
 fi
 
 # ---- hostile ELF: scripts/gen-malformed.py variants of a PIE, through
