@@ -36,9 +36,9 @@ struct shim_real_dw {
 	const char *(*version)(void *);
 };
 
-extern struct elf_ops real_ops;
-extern struct shim_real real_x;
-extern struct shim_real_dw real_dw;
+extern struct elf_ops real_ops __attribute__((visibility("hidden")));
+extern struct shim_real real_x __attribute__((visibility("hidden")));
+extern struct shim_real_dw real_dw __attribute__((visibility("hidden")));
 
 /* Libraries whose functions we wrap (resolve.c). */
 enum shim_lib { SHIM_LIB_ELF = 0, SHIM_LIB_DW, SHIM_LIB__COUNT };
@@ -67,14 +67,15 @@ GElf_Sym *shim_stub_getsymshndx(Elf_Data *symdata, Elf_Data *shndxdata, int ndx,
 /*
  * The per-thread scan filter (state.c). A symbol read matters to symlazy only
  * at index 0 (a scan may start) or on a table whose full-table scan this
- * thread started and has not finished (core/scan.h). `armed` is that table
- * when there is exactly one, NULL when there is none; `multi` is set when
- * there may be more (then every read takes the slow path). Any other read is
- * passed through after one compare: shim_sym_fast().
+ * thread started and still watches (core/scan.h, sl_table_watching). Those
+ * tables are summarised as one address range [lo, lo + span): span 0 when
+ * there is none, span 1 for exactly one (lo = its Elf_Data), the whole
+ * address space when there may be more (then every read takes the slow
+ * path). Any other read is passed through after one subtract and compare:
+ * shim_sym_fast().
  */
 struct shim_tscan {
-	Elf_Data *armed;
-	int multi;
+	uintptr_t lo, span;
 };
 extern __thread struct shim_tscan shim_tscan __attribute__((tls_model("initial-exec")));
 
@@ -82,7 +83,7 @@ extern __thread struct shim_tscan shim_tscan __attribute__((tls_model("initial-e
  * this thread is filtering: nothing to do beyond the real call. */
 static inline int shim_sym_fast(const Elf_Data *data, int ndx)
 {
-	return ndx != 0 && data != shim_tscan.armed && !shim_tscan.multi;
+	return ndx != 0 && (uintptr_t)data - shim_tscan.lo >= shim_tscan.span;
 }
 
 /* Hooks called by the wrappers (state.c). */

@@ -333,7 +333,7 @@ static __thread __attribute__((tls_model("initial-exec"))) struct {
  * This thread's tables with a live scan (started at index 0 by this thread,
  * next index below the table size, a mode with per-symbol work:
  * sl_table_watching), at most ARM_MAX; shim_tscan (shim.h)
- * summarises them for the wrappers' fast path: the one table, or multi. A
+ * summarises them for the wrappers' fast path (the one table, or all of them). A
  * set that overflows stays multi for good (the slow path is always right).
  * Scans are followed per thread: libelf is not thread-safe per Elf, and no
  * tool continues one thread's scan in another. A scan whose last element was
@@ -360,8 +360,13 @@ static void arm(Elf_Data *data, const struct sl_table *t)
 	} else if (!live && i < armset.n) {
 		armset.set[i] = armset.set[--armset.n];
 	}
-	shim_tscan.armed = armset.n == 1 ? armset.set[0] : NULL;
-	shim_tscan.multi = armset.n > 1 || armset.overflow;
+	if (armset.n > 1 || armset.overflow) {
+		shim_tscan.lo = 0;
+		shim_tscan.span = UINTPTR_MAX;
+	} else {
+		shim_tscan.lo = armset.n ? (uintptr_t)armset.set[0] : 0;
+		shim_tscan.span = armset.n;
+	}
 }
 
 void shim_filter_sym(Elf_Data *data, int ndx, GElf_Sym *dst, Elf32_Word *xshndx, uintptr_t site)
