@@ -236,7 +236,7 @@ static int desc_matches(const struct sl_dwfl_src *src, const struct sl_dwfl_elfd
  * checksum, order, bounds and block summaries. 0 if valid. */
 static int validate(int fd, const struct sl_dwfl_hdr *h, const struct sl_dwfl_src *src, uint64_t *keys[2])
 {
-	enum { CH = 4096, BW = 512 };
+	enum { CH = 512, BW = 128 };
 	struct sl_dwfl_ent *buf = malloc(CH * sizeof(*buf));
 	struct sl_dwfl_blk *win = malloc(BW * sizeof(*win));
 	int ret = -EINVAL;
@@ -309,13 +309,13 @@ out:
 	return ret;
 }
 
-/* The payload checksum: symindex_checksum() of each 64 KiB chunk, folded
+/* The payload checksum: symindex_checksum() of each 8 KiB chunk, folded
  * (the builder's struct ostream computes it while writing). The reader
  * uses pread, so validating a cache file costs page cache, not memory of
  * the process. */
 static uint64_t payload_checksum_fd(int fd, size_t size, int *err)
 {
-	enum { CH = 1 << 16 };
+	enum { CH = SL_DWFL_CHUNK };
 	unsigned char *buf = malloc(CH);
 	uint64_t h = SL_FNV_OFFSET;
 
@@ -393,16 +393,16 @@ bad:
 
 /*
  * The build never holds the index in memory: entries go into sorted runs of
- * RUN_ENTS (128 KiB) in a memfd (page cache, not this process's RSS), are
- * merged into the index file with pwrite through a 64 KiB buffer (which also
+ * RUN_ENTS (64 KiB) in a memfd (page cache, not this process's RSS), are
+ * merged into the index file with pwrite through a 8 KiB buffer (which also
  * computes the payload checksum chunk by chunk); block summaries go to a
  * second memfd while merging and are appended. The heap holds one run
  * buffer per array, the merge cursors (1 KiB per run) and the first key of
  * every block (8 bytes per SL_DWFL_BLK entries).
  */
-#define RUN_ENTS 8192u
+#define RUN_ENTS 4096u
 #define CUR_ENTS 64u
-#define OCHUNK (1u << 16)
+#define OCHUNK SL_DWFL_CHUNK
 
 static _Atomic unsigned tmp_seq;
 

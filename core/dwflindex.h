@@ -40,7 +40,8 @@
 #define SL_DWFL_BLK 32
 #define SL_DWFL_NONE 0xffffffffu
 #define SL_DWFL_MAGIC "SLDWFLX\0"
-#define SL_DWFL_VERSION 1u
+#define SL_DWFL_VERSION 2u       /* 2: checksum over 8 KiB chunks */
+#define SL_DWFL_CHUNK 8192u       /* payload checksum chunk (symindex_checksum each, folded) */
 
 struct sl_dwfl_ent {            /* 16 bytes */
 	uint64_t key;

@@ -21,6 +21,10 @@
 #include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include "model.h"
 #include "dwflindex.h"
 
@@ -146,14 +150,22 @@ static const char *t_getsym(void *ctx, int ndx, GElf_Sym *sym, uint64_t *value, 
 	return m->s[ndx].name;
 }
 
+static int t_tracked;             /* the fake Elf 0 has a file identity */
+
 static int t_facts(void *ctx, Elf *elf, unsigned *e_type, unsigned *e_machine, struct sl_file_id *id)
 {
 	const struct tmod *m = ctx;
 
-	(void)elf;
 	*e_type = m->e_type;
 	*e_machine = EM_X86_64;
-	id->valid = 0;
+	memset(id, 0, sizeof(*id));
+	if (t_tracked && elf == ELFP(0)) {
+		id->dev = 8;
+		id->ino = 1234;
+		id->size = 99999;
+		id->mtime_sec = 1700000000;
+		id->valid = 1;
+	}
 	return 1;
 }
 
@@ -543,7 +555,7 @@ static void test_large_table(void **state)
 	}
 	src_of(m, &src);
 	assert_int_equal(sl_dwfl_index_build(&src, &x, why, sizeof(why)), 0);
-	assert_int_equal(x.h->n[0] + x.h->n[1] > 8192 * 4, 1);
+	assert_int_equal(x.h->n[0] + x.h->n[1] > 4096 * 4, 1);
 	for (int k = 0; k < 400; k++) {
 		uint64_t a = m->bias[0] + 0x1000 + rnd(0x801000);
 		int got = idx_lookup(&x, m, a);
@@ -559,6 +571,87 @@ static void test_large_table(void **state)
 			assert_int_equal(got, ref_lookup(m, a));
 	}
 	sl_dwfl_index_close(&x);
+	free(m);
+}
+
+/* cache round trip: built into the cache dir, mapped back with the same
+ * answers; a flipped byte, another bias delta or another file identity is
+ * not used */
+static void test_cache(void **state)
+{
+	struct tmod *m = malloc(sizeof(*m));
+	struct sl_dwfl_src src;
+	struct sl_dwfl_index x, y;
+	char dir[] = "/tmp/symlazy-test-dwfl-XXXXXX", path[512], why[128];
+	int dfd;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(mkdtemp(dir));
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	assert_true(dfd >= 0);
+	t_tracked = 1;
+	random_mod(m, 0);
+	while (m->n < 50)
+		random_mod(m, 0);
+	src_of(m, &src);
+	src.cache_dirfd = dfd;
+	assert_int_equal(sl_dwfl_index_cached(&src, &x), -ENOENT);
+	assert_int_equal(sl_dwfl_index_build(&src, &x, why, sizeof(why)), 0);
+	assert_int_equal(x.from_cache, 0);
+	assert_int_equal(sl_dwfl_index_cached(&src, &y), 0);
+	assert_int_equal(y.from_cache, 1);
+	for (uint64_t a = m->bias[0] + 0xff0; a < m->bias[0] + 0x1700; a++)
+		assert_int_equal(idx_lookup(&x, m, a), idx_lookup(&y, m, a));
+	sl_dwfl_index_close(&y);
+	/* another base (ASLR): the same file serves, keys are bias-free */
+	{
+		uint64_t d = 0x100000;
+
+		m->bias[0] += d;
+		m->bias[1] += d;
+		for (int i = 1; i < m->n; i++) {
+			const struct tsym *t = &m->s[i];
+			int fixed = t->shndx == (uint32_t)-1 || t->sym.st_shndx == SHN_ABS ||
+				    t->sym.st_shndx == SHN_COMMON;
+
+			m->s[i].value = fixed ? t->sym.st_value : t->sym.st_value + m->bias[t->elf];
+		}
+		src_of(m, &src);
+		src.cache_dirfd = dfd;
+		assert_int_equal(sl_dwfl_index_cached(&src, &y), 0);
+		for (uint64_t a = m->bias[0] + 0xff0; a < m->bias[0] + 0x1700; a++) {
+			int got = idx_lookup(&y, m, a);
+
+			if (got != -2)
+				assert_int_equal(got, ref_lookup(m, a));
+		}
+		sl_dwfl_index_close(&y);
+	}
+	/* a corrupt byte in the payload */
+	{
+		struct dirent *de;
+		DIR *dp = opendir(dir);
+		int fd = -1;
+
+		while ((de = readdir(dp)) != NULL)
+			if (!strncmp(de->d_name, "dwfl-", 5)) {
+				snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+				fd = open(path, O_RDWR);
+			}
+		closedir(dp);
+		assert_true(fd >= 0);
+		assert_int_equal(pwrite(fd, "\x7f", 1, (off_t)sizeof(struct sl_dwfl_hdr) + 3), 1);
+		close(fd);
+		assert_int_equal(sl_dwfl_index_cached(&src, &y), -ENOENT);
+		unlink(path);
+	}
+	/* another file identity: another name, nothing found */
+	t_tracked = 0;
+	assert_int_equal(sl_dwfl_index_cached(&src, &y), -ENOENT);
+	sl_dwfl_index_close(&x);
+	close(dfd);
+	rmdir(dir);
 	free(m);
 }
 
@@ -628,6 +721,7 @@ int main(void)
 		cmocka_unit_test(test_first_global_zero),
 		cmocka_unit_test(test_random_tables),
 		cmocka_unit_test(test_large_table),
+		cmocka_unit_test(test_cache),
 		cmocka_unit_test(test_unmodelable),
 		cmocka_unit_test(test_version_machine),
 		cmocka_unit_test(test_sort),
