@@ -150,11 +150,21 @@ static const char *lookup(Dwfl_Module *mod, GElf_Addr addr, GElf_Off *off, GElf_
 	return r;
 }
 
+/* libdw not found at set-up (loaded later, RTLD_LOCAL): look again, so a
+ * wrapper always reaches the real function if there is one. */
+static void find_late(void)
+{
+	if (!shim_lib_ok(SHIM_LIB_DW))
+		(void)shim_lib_retry(SHIM_LIB_DW);
+}
+
 SYMLAZY_EXPORT const char *dwfl_module_addrsym(Dwfl_Module *mod, GElf_Addr addr, GElf_Sym *sym,
 					       GElf_Word *shndxp)
 {
-	if (!usable())
+	if (!usable()) {
+		find_late();
 		return real_dw.addrsym ? real_dw.addrsym(mod, addr, sym, shndxp) : NULL;
+	}
 	return lookup(mod, addr, NULL, sym, shndxp, NULL, NULL, 1);
 }
 
@@ -162,8 +172,10 @@ SYMLAZY_EXPORT const char *dwfl_module_addrinfo(Dwfl_Module *mod, GElf_Addr addr
 						GElf_Sym *sym, GElf_Word *shndxp, Elf **elfp,
 						Dwarf_Addr *bias)
 {
-	if (!usable())
+	if (!usable()) {
+		find_late();
 		return real_dw.addrinfo ? real_dw.addrinfo(mod, addr, off, sym, shndxp, elfp, bias) : NULL;
+	}
 	return lookup(mod, addr, off, sym, shndxp, elfp, bias, 0);
 }
 
@@ -173,7 +185,9 @@ SYMLAZY_EXPORT const char *dwfl_module_addrname(Dwfl_Module *mod, GElf_Addr addr
 	GElf_Off off;
 	GElf_Sym sym;
 
-	if (!usable())
+	if (!usable()) {
+		find_late();
 		return real_dw.addrname ? real_dw.addrname(mod, addr) : NULL;
+	}
 	return lookup(mod, addr, &off, &sym, NULL, NULL, NULL, 0);
 }
