@@ -222,6 +222,8 @@ void shim_track_elf(Elf *elf, int fd, int mmapped)
 		free_elf(old);
 }
 
+static void disarm_data(Elf_Data *data);
+
 void shim_forget_elf(Elf *elf)
 {
 	struct elf_ent *e = NULL;
@@ -234,6 +236,7 @@ void shim_forget_elf(Elf *elf)
 		HASH_DEL(P.elves, e);
 	HASH_ITER(hh, P.datas, d, tmp) {
 		if (d->tab.elf == elf) {
+			disarm_data(d->data);       /* this thread's; others' stay (slow path only) */
 			HASH_DEL(P.datas, d);
 			free_data(d);
 		}
@@ -334,7 +337,8 @@ static __thread __attribute__((tls_model("initial-exec"))) struct {
  * next index below the table size, a mode with per-symbol work:
  * sl_table_watching), at most ARM_MAX; shim_tscan (shim.h)
  * summarises them for the wrappers' fast path (the one table, or all of them). A
- * set that overflows stays multi for good (the slow path is always right).
+ * set that overflows stays "all" for good (the slow path is always right);
+ * elf_end removes the Elf's tables from the calling thread's set.
  * Scans are followed per thread: libelf is not thread-safe per Elf, and no
  * tool continues one thread's scan in another. A scan whose last element was
  * read is over: the only read left (index = size) fails in libelf and is
@@ -345,6 +349,27 @@ static __thread __attribute__((tls_model("initial-exec"))) struct {
 	Elf_Data *set[ARM_MAX];
 	int n, overflow;
 } armset;
+
+static void summarise(void)
+{
+	if (armset.n > 1 || armset.overflow) {
+		shim_tscan.lo = 0;
+		shim_tscan.span = UINTPTR_MAX;
+	} else {
+		shim_tscan.lo = armset.n ? (uintptr_t)armset.set[0] : 0;
+		shim_tscan.span = (uintptr_t)armset.n;
+	}
+}
+
+static void disarm_data(Elf_Data *data)
+{
+	for (int i = 0; i < armset.n; i++)
+		if (armset.set[i] == data) {
+			armset.set[i] = armset.set[--armset.n];
+			summarise();
+			return;
+		}
+}
 
 static void arm(Elf_Data *data, const struct sl_table *t)
 {
@@ -360,13 +385,7 @@ static void arm(Elf_Data *data, const struct sl_table *t)
 	} else if (!live && i < armset.n) {
 		armset.set[i] = armset.set[--armset.n];
 	}
-	if (armset.n > 1 || armset.overflow) {
-		shim_tscan.lo = 0;
-		shim_tscan.span = UINTPTR_MAX;
-	} else {
-		shim_tscan.lo = armset.n ? (uintptr_t)armset.set[0] : 0;
-		shim_tscan.span = armset.n;
-	}
+	summarise();
 }
 
 void shim_filter_sym(Elf_Data *data, int ndx, GElf_Sym *dst, Elf32_Word *xshndx, uintptr_t site)
