@@ -52,6 +52,7 @@ int sl_session_config(struct sl_session *s, const char *(*get)(const char *name)
 	s->model = &sl_model_perf61;
 	s->stats_tail = &s->stats_head;
 	pthread_mutex_init(&s->stats_lock, NULL);
+	pthread_mutex_init(&s->cache_lock, NULL);
 	config_load(&s->cfg, get);
 	if (s->cfg.disabled)
 		return 0;
@@ -139,6 +140,21 @@ static void open_cache_dir(struct sl_session *s)
 			 s->cfg.cache_dir, strerror(-fd));
 }
 
+int sl_session_cache_fd(struct sl_session *s)
+{
+	int fd;
+
+	if (!__atomic_load_n(&s->cache_tried, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_lock(&s->cache_lock);
+		if (!s->cache_tried)
+			open_cache_dir(s);
+		__atomic_store_n(&s->cache_tried, 1, __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&s->cache_lock);
+	}
+	fd = s->cache_dirfd;
+	return fd;
+}
+
 /* Read SYMLAZY_ADDRS into the address sets. 1 on success. */
 static int use_addrs_file(struct sl_session *s)
 {
@@ -223,7 +239,8 @@ on:
 	s->totals.addr_dsos = s->addrs.nr_dsos;
 	for (size_t i = 0; i < s->addrs.nr_dsos; i++)
 		s->totals.addrs += s->addrs.dsos[i].nr_addrs;
-	open_cache_dir(s);
+	open_cache_dir(s);           /* set-up runs before any other call */
+	s->cache_tried = 1;
 }
 
 void sl_session_setup(struct sl_session *s, const struct elf_ops *ops)
@@ -731,4 +748,14 @@ void sl_table_filter(struct sl_session *s, struct sl_table *t, struct sl_dso *d,
 	}
 	if ((uint64_t)ndx + 1 >= t->nsyms)
 		end_scan(s, t);
+}
+
+int sl_table_watching(const struct sl_session *s, const struct sl_table *t)
+{
+	if (!t->scan.active || t->scan.expected >= t->nsyms)
+		return 0;
+	if (t->scan.expected < 2)
+		return 1;               /* the mode is chosen at index 1 */
+	return !((t->mode == SL_EAGER || t->mode == SL_PASS) && !s->cfg.max_bytes &&
+		 s->cfg.stats == STATS_OFF);
 }

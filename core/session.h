@@ -53,6 +53,9 @@ struct sl_session {
 	int lazy_on;
 	struct sl_why lazy_why;          /* why lazy mode is off (process-wide) */
 	int cache_dirfd;                 /* -1: indexes live in memfds */
+	int cache_tried;                 /* sl_session_cache_fd() opened (or failed to open) it */
+	pthread_mutex_t cache_lock;
+	int dwfl_state;                  /* libdwfl lookups: 0 undecided, 1 answered, -1 libdwfl's (dwfl.c) */
 	char start_mntns[64];            /* mount namespace at start-up */
 	char symfs[PATH_MAX];            /* the tool's --symfs, "" if none */
 	pthread_mutex_t stats_lock;
@@ -86,6 +89,13 @@ void sl_session_setup(struct sl_session *s, const struct elf_ops *ops);
  * passed on unchanged.
  */
 Elf_Cmd sl_session_begin_cmd(const struct sl_session *s, int fd, Elf_Cmd cmd, Elf *ref, int *upgraded);
+
+/*
+ * sl_session_cache_fd - the cache directory for indexes that are not perf's
+ * lazy plans (libdwfl modules, core/dwfl.c): opened on first use with the
+ * same policy (private, same mount namespace), or -1. Thread-safe.
+ */
+int sl_session_cache_fd(struct sl_session *s);
 
 /* sl_session_report - write the stats (SYMLAZY_STATS) now; call at exit. */
 void sl_session_report(struct sl_session *s);
@@ -183,5 +193,15 @@ void sl_table_forget(struct sl_session *s, struct sl_table *t);
 void sl_table_filter(struct sl_session *s, struct sl_table *t, struct sl_dso *d, int ndx,
 		     GElf_Sym *dst, Elf32_Word *xshndx, uintptr_t site, int site_in_tool,
 		     sl_sibling_fn sib, void *ctx);
+
+/*
+ * sl_table_watching - must the shim keep passing @t's reads to
+ * sl_table_filter? 1 while a scan is active (core/scan.h) with elements
+ * left and, from its second element on, a mode that does something per
+ * symbol: lazy, hidden, budget, or any mode while stats count scanned
+ * symbols. An eager or pass-through scan without budget or stats needs no
+ * further call: its remaining reads are the tool's alone.
+ */
+int sl_table_watching(const struct sl_session *s, const struct sl_table *t);
 
 #endif

@@ -47,6 +47,12 @@ int stats_write_json(FILE *f, const struct stats_totals *t, const struct scan_st
 		fprintf(f, ",\"demangler\":");
 		stats_json_str(f, t->demangler);
 	}
+	if (t->dwfl_lookups)
+		fprintf(f, ",\"dwfl\":{\"lookups\":%llu,\"answered\":%llu,\"library\":%llu,\"built\":%llu,"
+			"\"cached\":%llu,\"unmodelable\":%llu}", (unsigned long long)t->dwfl_lookups,
+			(unsigned long long)t->dwfl_answered, (unsigned long long)t->dwfl_library,
+			(unsigned long long)t->dwfl_built, (unsigned long long)t->dwfl_cached,
+			(unsigned long long)t->dwfl_unmodelable);
 	fprintf(f, ",\"totals\":{\"scanned\":%llu,\"passed\":%llu,\"dropped\":%llu,\"bytes\":%llu},\"dsos\":[",
 		(unsigned long long)sc, (unsigned long long)pa, (unsigned long long)dr, (unsigned long long)by);
 	for (s = list; s; s = s->next) {

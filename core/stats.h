@@ -35,6 +35,10 @@ struct stats_totals {
 	uint64_t addr_dsos, addrs;  /* DSOs and addresses read from perf.data */
 	const char *model;          /* the tool model's name ("perf-6.12"), NULL if none */
 	const char *demangler;      /* what the model demangles with, NULL if not asked */
+	/* libdwfl lookups (core/dwfl.c), updated atomically: calls, answered
+	 * from an index, passed to libdwfl, indexes built / mapped from the
+	 * cache, modules libdwfl answers itself (unmodelable or too few calls) */
+	uint64_t dwfl_lookups, dwfl_answered, dwfl_library, dwfl_built, dwfl_cached, dwfl_unmodelable;
 };
 
 /* stats_write_json - one JSON object (see README "Stats"). Returns 0 or -errno. */

@@ -15,13 +15,15 @@
  * reach our wrappers. RTLD_NOLOAD never loads a library the tool did not.
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stddef.h>
 #include "shim.h"
 
 extern void *dlvsym(void *, const char *, const char *) __attribute__((weak));
 
-struct elf_ops real_ops;
-struct shim_real real_x;
+struct elf_ops real_ops = { .gelf_getsym = shim_stub_getsym };
+struct shim_real real_x = { .gelf_getsymshndx = shim_stub_getsymshndx };
+struct shim_real_dw real_dw;
 
 struct real_fn {
 	const char *name, *version;
@@ -50,11 +52,28 @@ static const struct real_fn libelf_fns[] = {
 #undef F
 #undef X
 
+/* libdw.so.1 (elfutils 0.188 versions): optional; its wrappers (dwfl.c)
+ * answer symbol-by-address lookups and pass everything else through. */
+#define D(field, name, ver) { name, ver, (void **)&real_dw.field }
+static const struct real_fn libdw_fns[] = {
+	D(addrsym, "dwfl_module_addrsym", "ELFUTILS_0.127"),
+	D(addrinfo, "dwfl_module_addrinfo", "ELFUTILS_0.158"),
+	D(addrname, "dwfl_module_addrname", "ELFUTILS_0.122"),
+	D(getsymtab, "dwfl_module_getsymtab", "ELFUTILS_0.122"),
+	D(getsymtab_first_global, "dwfl_module_getsymtab_first_global", "ELFUTILS_0.158"),
+	D(getsym_info, "dwfl_module_getsym_info", "ELFUTILS_0.158"),
+	D(module_info, "dwfl_module_info", "ELFUTILS_0.122"),
+	D(version, "dwfl_version", "ELFUTILS_0.122"),
+};
+#undef D
+
 static const struct real_lib libs[] = {
 	[SHIM_LIB_ELF] = { "libelf.so.1", 1, libelf_fns, sizeof(libelf_fns) / sizeof(libelf_fns[0]) },
+	[SHIM_LIB_DW] = { "libdw.so.1", 0, libdw_fns, sizeof(libdw_fns) / sizeof(libdw_fns[0]) },
 };
 
 static int lib_ok[SHIM_LIB__COUNT];
+static pthread_mutex_t retry_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void *find_in(void *h, const char *name, const char *ver)
 {
@@ -84,9 +103,9 @@ static int resolve_lib(const struct real_lib *l)
 			}
 			p = handle ? find_in(handle, f->name, f->version) : NULL;
 		}
-		*f->slot = p;
 		if (!p)
 			return 0;
+		*f->slot = p;       /* never NULL: the fast path jumps through slots */
 	}
 	return 1;
 }
@@ -100,10 +119,27 @@ int shim_resolve(void)
 		if (!lib_ok[i] && libs[i].required)
 			ok = 0;
 	}
+	if (!ok) {           /* inert: the fast-path slots keep returning NULL */
+		real_ops.gelf_getsym = shim_stub_getsym;
+		real_x.gelf_getsymshndx = shim_stub_getsymshndx;
+	}
 	return ok;
 }
 
 int shim_lib_ok(enum shim_lib lib)
 {
-	return (unsigned)lib < SHIM_LIB__COUNT && lib_ok[lib];
+	return (unsigned)lib < SHIM_LIB__COUNT && __atomic_load_n(&lib_ok[lib], __ATOMIC_ACQUIRE);
+}
+
+int shim_lib_retry(enum shim_lib lib)
+{
+	int ok;
+
+	if ((unsigned)lib >= SHIM_LIB__COUNT || libs[lib].required)
+		return shim_lib_ok(lib);
+	pthread_mutex_lock(&retry_lock);
+	ok = lib_ok[lib] || resolve_lib(&libs[lib]);
+	__atomic_store_n(&lib_ok[lib], ok, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&retry_lock);
+	return ok;
 }

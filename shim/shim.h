@@ -22,22 +22,69 @@ struct shim_real {
 	char *(*elf_rawfile)(Elf *, size_t *);
 };
 
-extern struct elf_ops real_ops;
-extern struct shim_real real_x;
+/* Real libdw (libdwfl) entry points: an optional library (shim/dwfl.c). */
+struct shim_real_dw {
+	const char *(*addrsym)(void *, GElf_Addr, GElf_Sym *, GElf_Word *);
+	const char *(*addrinfo)(void *, GElf_Addr, GElf_Off *, GElf_Sym *, GElf_Word *, Elf **,
+				GElf_Addr *);
+	const char *(*addrname)(void *, GElf_Addr);
+	int (*getsymtab)(void *);
+	int (*getsymtab_first_global)(void *);
+	const char *(*getsym_info)(void *, int, GElf_Sym *, GElf_Addr *, GElf_Word *, Elf **, GElf_Addr *);
+	const char *(*module_info)(void *, void ***, GElf_Addr *, GElf_Addr *, GElf_Addr *, GElf_Addr *,
+				   const char **, const char **);
+	const char *(*version)(void *);
+};
+
+extern struct elf_ops real_ops __attribute__((visibility("hidden")));
+extern struct shim_real real_x __attribute__((visibility("hidden")));
+extern struct shim_real_dw real_dw __attribute__((visibility("hidden")));
 
 /* Libraries whose functions we wrap (resolve.c). */
-enum shim_lib { SHIM_LIB_ELF = 0, SHIM_LIB__COUNT };
+enum shim_lib { SHIM_LIB_ELF = 0, SHIM_LIB_DW, SHIM_LIB__COUNT };
 
 /* shim_resolve - look up every library's functions (resolve.c); 1 if every
  * required library was found whole. Called once, under pthread_once. */
 int shim_resolve(void);
 /* shim_lib_ok - were all of @lib's functions found? */
 int shim_lib_ok(enum shim_lib lib);
+/* shim_lib_retry - look an optional library up again (it may have been
+ * loaded after set-up, e.g. dlopen'ed by a plugin); 1 if it is now whole. */
+int shim_lib_retry(enum shim_lib lib);
 
 /* shim_ready - resolve real libelf once (pthread_once) and finish lazy setup.
  * Returns 1 if the real functions are usable. Never fails the caller. */
 int shim_ready(void);
 int shim_active(void);   /* ready and not inert */
+
+/* Resolving stubs: the first values of real_ops.gelf_getsym and
+ * real_x.gelf_getsymshndx, and their values again when libelf is not found
+ * whole (then they return NULL, as every wrapper of an inert shim does). */
+GElf_Sym *shim_stub_getsym(Elf_Data *data, int ndx, GElf_Sym *dst);
+GElf_Sym *shim_stub_getsymshndx(Elf_Data *symdata, Elf_Data *shndxdata, int ndx, GElf_Sym *dst,
+				Elf32_Word *xshndx);
+
+/*
+ * The per-thread scan filter (state.c). A symbol read matters to symlazy only
+ * at index 0 (a scan may start) or on a table whose full-table scan this
+ * thread started and still watches (core/scan.h, sl_table_watching). Those
+ * tables are summarised as one address range [lo, lo + span): span 0 when
+ * there is none, span 1 for exactly one (lo = its Elf_Data), the whole
+ * address space when there may be more (then every read takes the slow
+ * path). Any other read is passed through after one subtract and compare:
+ * shim_sym_fast().
+ */
+struct shim_tscan {
+	uintptr_t lo, span;
+};
+extern __thread struct shim_tscan shim_tscan __attribute__((tls_model("initial-exec")));
+
+/* shim_sym_fast - 1 if gelf_getsym*(@data, @ndx) cannot be part of a scan
+ * this thread is filtering: nothing to do beyond the real call. */
+static inline int shim_sym_fast(const Elf_Data *data, int ndx)
+{
+	return ndx != 0 && (uintptr_t)data - shim_tscan.lo >= shim_tscan.span;
+}
 
 /* Hooks called by the wrappers (state.c). */
 Elf_Cmd shim_begin_cmd(int fd, Elf_Cmd cmd, Elf *ref, int *upgraded);
@@ -47,5 +94,18 @@ void shim_track_data(Elf_Scn *scn, Elf_Data *data);
 void shim_sigbus_watch(const void *base, size_t size);
 void shim_sigbus_forget(const void *base);
 void shim_filter_sym(Elf_Data *data, int ndx, GElf_Sym *dst, Elf32_Word *xshndx, uintptr_t site);
+
+/* The core session (state.c), for the libdw wrappers. */
+struct sl_session *shim_session(void);
+/* shim_elf_identity - file identity of an Elf the tool opened through
+ * elf_begin (fstat at open time); 0 if unknown (elf_memory, untracked). */
+struct sl_file_id;
+int shim_elf_identity(void *ctx, Elf *elf, struct sl_file_id *id);
+/* shim_dwfl_forget_elf - elf_end(@elf): drop the libdwfl module indexes
+ * built on it (dwfl.c). */
+void shim_dwfl_forget_elf(Elf *elf);
+/* Set while symlazy itself reads symbols through libdw (dwfl.c): the scan
+ * filter never applies to those reads. */
+extern __thread int shim_in_core __attribute__((tls_model("initial-exec")));
 
 #endif

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define HASH_NONFATAL_OOM 1
@@ -142,6 +143,8 @@ static void setup(void)
 		atexit(report_stats);
 }
 
+__thread struct shim_tscan shim_tscan __attribute__((tls_model("initial-exec")));
+
 int shim_ready(void)
 {
 	pthread_once(&P.once, setup);
@@ -151,6 +154,27 @@ int shim_ready(void)
 int shim_active(void)
 {
 	return !P.inert;
+}
+
+struct sl_session *shim_session(void)
+{
+	return &P.core;
+}
+
+int shim_elf_identity(void *ctx, Elf *elf, struct sl_file_id *id)
+{
+	struct elf_ent *e = NULL;
+	int ok = 0;
+
+	(void)ctx;
+	pthread_rwlock_rdlock(&P.lock);
+	HASH_FIND_PTR(P.elves, &elf, e);
+	if (e && e->dso.have_st && S_ISREG(e->dso.st.st_mode)) {
+		sl_file_id_from_stat(id, &e->dso.st);
+		ok = 1;
+	}
+	pthread_rwlock_unlock(&P.lock);
+	return ok;
 }
 
 Elf_Cmd shim_begin_cmd(int fd, Elf_Cmd cmd, Elf *ref, int *upgraded)
@@ -198,17 +222,21 @@ void shim_track_elf(Elf *elf, int fd, int mmapped)
 		free_elf(old);
 }
 
+static void disarm_data(Elf_Data *data);
+
 void shim_forget_elf(Elf *elf)
 {
 	struct elf_ent *e = NULL;
 	struct data_ent *d, *tmp;
 
+	shim_dwfl_forget_elf(elf);
 	pthread_rwlock_wrlock(&P.lock);
 	HASH_FIND_PTR(P.elves, &elf, e);
 	if (e)
 		HASH_DEL(P.elves, e);
 	HASH_ITER(hh, P.datas, d, tmp) {
 		if (d->tab.elf == elf) {
+			disarm_data(d->data);       /* this thread's; others' stay (slow path only) */
 			HASH_DEL(P.datas, d);
 			free_data(d);
 		}
@@ -304,6 +332,62 @@ static __thread __attribute__((tls_model("initial-exec"))) struct {
 	unsigned long gen;
 } tcache;
 
+/*
+ * This thread's tables with a live scan (started at index 0 by this thread,
+ * next index below the table size, a mode with per-symbol work:
+ * sl_table_watching), at most ARM_MAX; shim_tscan (shim.h)
+ * summarises them for the wrappers' fast path (the one table, or all of them). A
+ * set that overflows stays "all" for good (the slow path is always right);
+ * elf_end removes the Elf's tables from the calling thread's set.
+ * Scans are followed per thread: libelf is not thread-safe per Elf, and no
+ * tool continues one thread's scan in another. A scan whose last element was
+ * read is over: the only read left (index = size) fails in libelf and is
+ * never filtered, so nothing is lost by not watching for it.
+ */
+#define ARM_MAX 4
+static __thread __attribute__((tls_model("initial-exec"))) struct {
+	Elf_Data *set[ARM_MAX];
+	int n, overflow;
+} armset;
+
+static void summarise(void)
+{
+	if (armset.n > 1 || armset.overflow) {
+		shim_tscan.lo = 0;
+		shim_tscan.span = UINTPTR_MAX;
+	} else {
+		shim_tscan.lo = armset.n ? (uintptr_t)armset.set[0] : 0;
+		shim_tscan.span = (uintptr_t)armset.n;
+	}
+}
+
+static void disarm_data(Elf_Data *data)
+{
+	for (int i = 0; i < armset.n; i++)
+		if (armset.set[i] == data) {
+			armset.set[i] = armset.set[--armset.n];
+			summarise();
+			return;
+		}
+}
+
+static void arm(Elf_Data *data, const struct sl_table *t)
+{
+	int live = sl_table_watching(&P.core, t), i;
+
+	for (i = 0; i < armset.n && armset.set[i] != data; i++)
+		;
+	if (live && i == armset.n) {
+		if (armset.n < ARM_MAX)
+			armset.set[armset.n++] = data;
+		else
+			armset.overflow = 1;
+	} else if (!live && i < armset.n) {
+		armset.set[i] = armset.set[--armset.n];
+	}
+	summarise();
+}
+
 void shim_filter_sym(Elf_Data *data, int ndx, GElf_Sym *dst, Elf32_Word *xshndx, uintptr_t site)
 {
 	struct data_ent *d = NULL;
@@ -328,6 +412,7 @@ void shim_filter_sym(Elf_Data *data, int ndx, GElf_Sym *dst, Elf32_Word *xshndx,
 	if (d && ndx >= 0) {
 		sl_table_filter(&P.core, &d->tab, e ? &e->dso : NULL, ndx, dst, xshndx, site,
 				site_in_exe(site), sibling_layout, NULL);
+		arm(data, &d->tab);
 	}
 	errno = saved;
 }

@@ -61,27 +61,70 @@ SYMLAZY_EXPORT Elf_Data *elf_getdata(Elf_Scn *scn, Elf_Data *data)
 	return d;
 }
 
-SYMLAZY_EXPORT GElf_Sym *gelf_getsym(Elf_Data *data, int ndx, GElf_Sym *dst)
+/*
+ * Symbol reads: every read that is not part of a full-table scan from index 0
+ * (libdwfl's dwfl_module_addrsym, PLT synthesis, any random access) costs the
+ * compares of shim_sym_fast() before a tail call into libelf through the
+ * real-function slot, which holds a resolving stub until set-up is done
+ * (so no set-up check is needed here); only index 0 and the reads of a scan
+ * this thread started take the out-of-line slow path to shim_filter_sym.
+ */
+static __attribute__((noinline)) GElf_Sym *getsym_slow(Elf_Data *data, int ndx, GElf_Sym *dst,
+						       uintptr_t site)
 {
 	GElf_Sym *r;
 
 	if (!shim_ready())
 		return NULL;
 	r = real_ops.gelf_getsym(data, ndx, dst);
-	if (r && shim_active())
-		shim_filter_sym(data, ndx, dst, NULL, (uintptr_t)__builtin_return_address(0));
+	if (r && shim_active() && !shim_in_core)
+		shim_filter_sym(data, ndx, dst, NULL, site);
 	return r;
 }
 
-SYMLAZY_EXPORT GElf_Sym *gelf_getsymshndx(Elf_Data *symdata, Elf_Data *shndxdata, int ndx,
-					  GElf_Sym *dst, Elf32_Word *xshndx)
+/* The first values of the two real-function slots the fast path jumps
+ * through (resolve.c): resolve, then call what was found. */
+GElf_Sym *shim_stub_getsym(Elf_Data *data, int ndx, GElf_Sym *dst)
+{
+	if (!shim_ready())
+		return NULL;
+	return real_ops.gelf_getsym(data, ndx, dst);
+}
+
+GElf_Sym *shim_stub_getsymshndx(Elf_Data *symdata, Elf_Data *shndxdata, int ndx, GElf_Sym *dst,
+				Elf32_Word *xshndx)
+{
+	if (!shim_ready())
+		return NULL;
+	return real_x.gelf_getsymshndx(symdata, shndxdata, ndx, dst, xshndx);
+}
+
+SYMLAZY_EXPORT GElf_Sym *gelf_getsym(Elf_Data *data, int ndx, GElf_Sym *dst)
+{
+	if (__builtin_expect(shim_sym_fast(data, ndx), 1))
+		return real_ops.gelf_getsym(data, ndx, dst);
+	return getsym_slow(data, ndx, dst, (uintptr_t)__builtin_return_address(0));
+}
+
+static __attribute__((noinline)) GElf_Sym *getsymshndx_slow(Elf_Data *symdata, Elf_Data *shndxdata,
+							    int ndx, GElf_Sym *dst, Elf32_Word *xshndx,
+							    uintptr_t site)
 {
 	GElf_Sym *r;
 
 	if (!shim_ready())
 		return NULL;
 	r = real_x.gelf_getsymshndx(symdata, shndxdata, ndx, dst, xshndx);
-	if (r && shim_active())
-		shim_filter_sym(symdata, ndx, dst, xshndx, (uintptr_t)__builtin_return_address(0));
+	if (r && shim_active() && !shim_in_core)
+		shim_filter_sym(symdata, ndx, dst, xshndx, site);
 	return r;
+}
+
+SYMLAZY_EXPORT GElf_Sym *gelf_getsymshndx(Elf_Data *symdata, Elf_Data *shndxdata, int ndx,
+					  GElf_Sym *dst, Elf32_Word *xshndx)
+{
+	if (__builtin_expect(shim_sym_fast(symdata, ndx), 1))
+		return real_x.gelf_getsymshndx(symdata, shndxdata, ndx, dst, xshndx);
+	return getsymshndx_slow(symdata, shndxdata, ndx, dst, xshndx,
+				(uintptr_t)__builtin_return_address(0));
 }
