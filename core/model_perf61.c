@@ -109,6 +109,11 @@ int perf61_parse_argv(int argc, char *const argv[], struct sl_invocation *out)
 		} else if (!strcmp(a, "--symfs")) {
 			if (i + 1 < argc)
 				out->symfs = argv[++i];
+		} else if (!strncmp(a, "--kallsyms=", 11)) {    /* issue 11 */
+			out->kallsyms = a + 11;
+		} else if (!strcmp(a, "--kallsyms")) {
+			if (i + 1 < argc)
+				out->kallsyms = argv[++i];
 		} else if (!strcmp(a, "--stdio")) {
 			out->flags |= SL_INV_STDIO;
 		} else if (!strcmp(a, "--tui") || !strcmp(a, "--gtk") || !strcmp(a, "--stdio2")) {

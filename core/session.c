@@ -52,6 +52,8 @@ int sl_session_config(struct sl_session *s, const char *(*get)(const char *name)
 	s->model = &sl_model_perf61;
 	s->stats_tail = &s->stats_head;
 	pthread_mutex_init(&s->stats_lock, NULL);
+	s->text_stats_tail = &s->text_stats_head;       /* issue 11 */
+	pthread_mutex_init(&s->text_lock, NULL);
 	config_load(&s->cfg, get);
 	if (s->cfg.disabled)
 		return 0;
@@ -88,6 +90,8 @@ static int lazy_target(struct sl_session *s, char *input, size_t n, struct sl_wh
 	s->dem_mode = inv.demangle;
 	if (inv.symfs)
 		snprintf(s->symfs, sizeof(s->symfs), "%s", inv.symfs);
+	if (inv.kallsyms)        /* issue 11 */
+		snprintf(s->kallsyms_arg, sizeof(s->kallsyms_arg), "%s", inv.kallsyms);
 	r = 0;
 	if (inv.default_input && fstat(0, &st) == 0 && S_ISFIFO(st.st_mode))
 		sl_why_set(why, SL_R_PIPE_INPUT, NULL);
@@ -194,6 +198,9 @@ static void setup_lazy(struct sl_session *s)
 		perfdata_free(&s->addrs);
 		return;
 	}
+	s->text_lazy = 1;        /* issue 11: kernel and JIT addresses known */
+	s->totals.kernel_addrs = s->addrs.kern.nr_addrs;
+	s->totals.jit_dsos = s->addrs.nr_jit;
 	goto on;
 addrs_file:
 	if (!s->cfg.addrs_path[0] || !use_addrs_file(s))
@@ -259,6 +266,9 @@ void sl_session_report(struct sl_session *s)
 
 	s->totals.charged_bytes = atomic_load(&s->budget.used);
 	s->totals.refused_bytes = atomic_load(&s->budget.refused);
+	pthread_mutex_lock(&s->text_lock);       /* issue 11 */
+	s->totals.texts = s->text_stats_head;
+	pthread_mutex_unlock(&s->text_lock);
 	pthread_mutex_lock(&s->stats_lock);
 	if (s->cfg.stats == STATS_FILE) {
 		f = fopen(s->cfg.stats_path, "we");

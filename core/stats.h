@@ -27,12 +27,30 @@ struct scan_stats {
 	int mmap;                   /* Elf opened through a file mapping */
 };
 
+/* Added (issue 11): one text symbol source perf opened (kallsyms, perf map). */
+struct text_stats {
+	struct text_stats *next;
+	char path[PATH_MAX];
+	const char *kind;           /* "kallsyms" / "perfmap" */
+	const char *mode;           /* "lazy" (filtered) / "whole" */
+	const char *reason_code;
+	char reason[768];
+	uint64_t scanned;           /* records (lines) of the file */
+	uint64_t symbols;           /* records perf makes a symbol of */
+	uint64_t kept;              /* records served */
+	uint64_t bytes, kept_bytes; /* file size, bytes served */
+	uint64_t opens;             /* opens served */
+};
+
 struct stats_totals {
 	uint64_t budget_bytes, charged_bytes, refused_bytes;
 	const char *lazy;           /* "on" / "off" */
 	const char *lazy_reason_code; /* sl_reason_name(), NULL if none */
 	char lazy_reason[768];
 	uint64_t addr_dsos, addrs;  /* DSOs and addresses read from perf.data */
+	/* Added (issue 11) */
+	uint64_t kernel_addrs, jit_dsos;
+	const struct text_stats *texts;
 };
 
 /* stats_write_json - one JSON object (see README "Stats"). Returns 0 or -errno. */
