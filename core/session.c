@@ -194,11 +194,19 @@ static void setup_lazy(struct sl_session *s)
 		return;
 	}
 	if (s->addrs.flags & (PD_F_DWARF_UNWIND | PD_F_LBR_CALLSTACK)) {
+		struct pd_kernel k = s->addrs.kern;
+
 		set_lazy_why(s, (s->addrs.flags & PD_F_DWARF_UNWIND) ? SL_R_DWARF_UNWIND : SL_R_LBR_CALLSTACK, NULL);
+		/* issue 11: kernel callchains and sample IPs need no unwinding:
+		 * kallsyms stays lazy (JIT frames of unwound stacks are unknown) */
+		memset(&s->addrs.kern, 0, sizeof(s->addrs.kern));
 		perfdata_free(&s->addrs);
+		s->addrs.kern = k;
+		s->text_lazy = 1;
+		s->totals.kernel_addrs = k.nr_addrs;
 		return;
 	}
-	s->text_lazy = 1;        /* issue 11: kernel and JIT addresses known */
+	s->text_lazy = 3;        /* issue 11: kernel (1) and JIT (2) addresses known */
 	s->totals.kernel_addrs = s->addrs.kern.nr_addrs;
 	s->totals.jit_dsos = s->addrs.nr_jit;
 	goto on;
@@ -569,7 +577,18 @@ static void begin_scan(struct sl_session *s, struct sl_table *t, struct sl_dso *
 		t->mode = SL_PASS;
 		if (st) {
 			st->mode = "passthrough";
-			sl_why_set(&w, filterable ? SL_R_KERNEL : SL_R_FOREIGN_SCAN, NULL);
+			GElf_Ehdr eh;
+
+			/* issue 11: eager with the reason; perf's ELF kernel path
+			 * (symbol-elf.c: the ref_reloc_sym pre-scan, per-section kernel
+			 * maps in dso__process_kernel_symbol, .ko section relocation)
+			 * is not mirrored */
+			if (!filterable)
+				sl_why_set(&w, SL_R_FOREIGN_SCAN, NULL);
+			else if (ops->gelf_getehdr(d->elf, &eh) && eh.e_type == ET_REL)
+				sl_why_set(&w, SL_R_KERNEL, "module (.ko): perf relocates its symbols per section (not mirrored)");
+			else
+				sl_why_set(&w, SL_R_KERNEL, "vmlinux: perf's kernel ELF rules (ref_reloc_sym, section maps) are not mirrored");
 			set_stats_why(st, &w);
 		}
 		return;

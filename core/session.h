@@ -60,7 +60,7 @@ struct sl_session {
 	struct scan_stats *stats_head, **stats_tail;
 	struct stats_totals totals;
 	/* Added (issue 11): text symbol sources (core/textsess.c) */
-	int text_lazy;                   /* kernel/JIT addresses come from perf.data */
+	int text_lazy;                   /* from perf.data: 1 kernel, 2 JIT addresses known */
 	char kallsyms_arg[PATH_MAX];     /* perf's --kallsyms FILE, "" if none */
 	pthread_mutex_t text_lock;
 	struct sl_text_src *texts;

@@ -33,8 +33,10 @@ int sl_session_text_kind(const struct sl_session *s, const char *path)
 	if (!s->text_lazy && !s->cfg.hide_all)
 		return SL_TEXT_NONE;
 	k = sl_text_classify(path, s->kallsyms_arg[0] ? s->kallsyms_arg : NULL);
-	if (!s->text_lazy && k != SL_TEXT_PERFMAP)
+	if (k == SL_TEXT_KALLSYMS && !(s->text_lazy & 1))
 		return SL_TEXT_NONE;     /* HIDE_ALL hides user (JIT) symbols only */
+	if (k == SL_TEXT_PERFMAP && !(s->text_lazy & 2) && !s->cfg.hide_all)
+		return SL_TEXT_NONE;     /* DWARF unwinding: JIT lookups unknown */
 	return k;
 }
 

@@ -160,6 +160,16 @@ if want modules; then
 	fi
 fi
 
+# DWARF callchains: user stacks need unwinding (ELF tables stay eager), the
+# kernel part does not: kallsyms stays lazy
+if want dwarf; then
+	if "$PERF" record -q --call-graph dwarf,4096 -o dwarf.data ./sys s 50000 >/dev/null 2>&1; then
+		compare dwarf script dwarf.data kallsyms lazy ""
+	else
+		skip "dwarf: perf record --call-graph dwarf failed"
+	fi
+fi
+
 # --kallsyms FILE variants (perf reads only that file)
 if want kallsyms-file; then
 	cat /proc/kallsyms > ks.copy
