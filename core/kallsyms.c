@@ -255,6 +255,21 @@ static int collect(struct ks *k, struct ks_result *res)
 		sl_why_set(&res->why, SL_R_KS_UNMODELED, "kallsyms text larger than 4 GiB");
 		return 1;
 	}
+	{
+		/* one allocation of the right size: growing by doubling would hold
+		 * the old and the new array at once (the peak the tool pays) */
+		size_t lines = 1;
+		const char *p = k->buf, *end = k->buf + k->len;
+
+		while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+			lines++;
+			p++;
+		}
+		k->e = malloc(lines * sizeof(*k->e));
+		if (!k->e)
+			return -ENOMEM;
+		k->alloc = lines;
+	}
 	while (off < k->len) {
 		struct ks_rec r;
 		size_t n = ks_parse_rec(k->buf, k->len, off, &r), nl;
