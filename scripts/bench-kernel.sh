@@ -3,7 +3,9 @@
 # the kernel (issue 11), side by side: stock perf, lazy mode (the default),
 # the floor (SYMLAZY_HIDE_ALL=1 SYMLAZY_LAZY=off: every user symbol hidden,
 # perf maps too; all of kallsyms still loaded) and the absolute floor (the
-# floor plus --kallsyms=<an empty file>: no kernel symbols at all).
+# floor plus --kallsyms=<an empty file>: no kernel symbols at all), and as a
+# control lazynokernel (lazy mode with --kallsyms=<an empty file>): lazy minus
+# lazynokernel is what the kernel symbols cost in lazy mode.
 #
 # Profiles (recorded into build/bench-kernel/ unless present):
 #   rustc    perf record -g -- rustc -O hello.rs          (a compile)
@@ -25,7 +27,7 @@ PERF=${PERF:-perf}
 REPEAT=${BENCH_REPEAT:-3}
 PROFILES=${BENCH_PROFILES:-rustc system syscall node}
 TOOLS=${BENCH_TOOLS:-script report sortds}
-MODES="stock lazy floor absfloor"
+MODES=${BENCH_MODES:-stock lazy lazynokernel floor absfloor}
 B=$ROOT/build/bench-kernel
 OUT=$B/out
 MD=$ROOT/build/bench-kernel.md
@@ -87,6 +89,8 @@ run() {   # run PROFILE TOOL MODE REP
 	stock) "$PEAKRSS" -o "$base.$4.rss" -- env LD_PRELOAD="$B/fixtime.so" "$PERF" $a >"$base.out" 2>"$base.err" ;;
 	lazy) "$PEAKRSS" -o "$base.$4.rss" -- env LD_PRELOAD="$B/fixtime.so:$SO" SYMLAZY_STATS="$base.json" \
 		"$PERF" $a >"$base.out" 2>"$base.err" ;;
+	lazynokernel) "$PEAKRSS" -o "$base.$4.rss" -- env LD_PRELOAD="$B/fixtime.so:$SO" \
+		"$PERF" $a --kallsyms="$B/empty-kallsyms" >"$base.out" 2>"$base.err" ;;
 	floor) "$PEAKRSS" -o "$base.$4.rss" -- env LD_PRELOAD="$B/fixtime.so:$SO" SYMLAZY_HIDE_ALL=1 SYMLAZY_LAZY=off \
 		"$PERF" $a >"$base.out" 2>"$base.err" ;;
 	absfloor) "$PEAKRSS" -o "$base.$4.rss" -- env LD_PRELOAD="$B/fixtime.so:$SO" SYMLAZY_HIDE_ALL=1 SYMLAZY_LAZY=off \
