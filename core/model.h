@@ -48,6 +48,7 @@ struct sl_invocation {
 	const char *buildid_dir;    /* perf --buildid-dir DIR, or NULL */
 	const char *symfs;          /* --symfs DIR: perf opens DIR + recorded path, or NULL */
 	struct sl_why why;          /* reason when lazy mode does not apply */
+	const char *kallsyms;       /* Added (issue 11): --kallsyms FILE, or NULL */
 };
 
 #define SL_INV_STDIO     1      /* --stdio given */

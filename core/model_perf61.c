@@ -150,6 +150,11 @@ int sl_perf_parse_argv(const struct sl_argv_rules *rules, int argc, char *const 
 		} else if (!strcmp(a, "--symfs")) {
 			if (i + 1 < argc)
 				out->symfs = argv[++i];
+		} else if (!strncmp(a, "--kallsyms=", 11)) {    /* issue 11 */
+			out->kallsyms = a + 11;
+		} else if (!strcmp(a, "--kallsyms")) {
+			if (i + 1 < argc)
+				out->kallsyms = argv[++i];
 		} else if (!strcmp(a, "--stdio")) {
 			out->flags |= SL_INV_STDIO;
 		} else if (!strcmp(a, "--tui") || !strcmp(a, "--gtk") || !strcmp(a, "--stdio2")) {

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pd_kernel.h"
 #include "perfdata.h"
 #include "util.h"
 
@@ -27,7 +28,23 @@ void perfdata_free(struct pd_result *res)
 		free(res->dsos[i].addrs);
 	}
 	free(res->dsos);
+	for (i = 0; i < res->nr_jit; i++) {
+		free(res->jit[i].path);
+		free(res->jit[i].addrs);
+	}
+	free(res->jit);
+	pd_kernel_free(&res->kern);
 	memset(res, 0, sizeof(*res));
+}
+
+const struct pd_dso *perfdata_find_jit(const struct pd_result *res, const char *path)
+{
+	size_t i;
+
+	for (i = 0; res && path && i < res->nr_jit; i++)
+		if (res->jit[i].path && !strcmp(res->jit[i].path, path))
+			return &res->jit[i];
+	return NULL;
 }
 
 const struct pd_dso *perfdata_find_build_id(const struct pd_result *res,

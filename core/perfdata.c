@@ -29,6 +29,7 @@
 #include <linux/perf_event.h>
 
 #include "pd_htab.h"
+#include "pd_kernel.h"
 #include "pd_machine.h"
 #include "pd_record.h"
 #include "perfdata.h"
@@ -247,13 +248,31 @@ static int do_mmap(struct col *c, uint16_t misc, const struct pd_mmap *mm)
 	long d;
 	int data;
 
-	if (cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL ||
-	    cpumode == PERF_RECORD_MISC_GUEST_USER)
+	if (cpumode == PERF_RECORD_MISC_KERNEL)
+		return pd_kernel_mmap(&c->res.kern, misc, mm);     /* issue 11 */
+	if (cpumode == PERF_RECORD_MISC_GUEST_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_USER)
 		return 0;
 	if (mm->len == 0 || n >= sizeof(path))
 		return 0;
 	memcpy(path, mm->filename, n);
 	path[n] = '\0';
+	if (pd_jit_path(misc, mm, path, path, sizeof(path))) {
+		/* issue 11: a JIT map; identity addresses (pgoff = start) */
+		struct pd_file_ino noino = { 0, 0, 0, 0 };
+
+		d = pd_machine_dso(&c->m, path, bid, 0, &noino);
+		if (d < 0)
+			return (int)d;
+		if ((size_t)d >= c->alloc_addrs) {
+			size_t old = c->alloc_addrs;
+
+			if (pd_grow((void **)&c->addrs, &c->alloc_addrs, (size_t)d + 1, sizeof(*c->addrs)) < 0)
+				return -ENOMEM;
+			memset(c->addrs + old, 0, (c->alloc_addrs - old) * sizeof(*c->addrs));
+		}
+		return pd_machine_mmap(&c->m, mm->pid, mm->tid, mm->start, mm->len, mm->start,
+				       (uint32_t)d, 0);
+	}
 	if (skip_filename(path, n))
 		return 0;
 	if (mm->build_id) {
@@ -310,6 +329,46 @@ static void update_prefix_same(struct col *c)
 #define CTX_USER ((uint64_t)PERF_CONTEXT_USER)
 #define CTX_MAX  ((uint64_t)PERF_CONTEXT_MAX)
 
+/* Issue 11: the kernel addresses of a SAMPLE (pd_kernel.h): the ip in
+ * kernel cpumode, callchain entries after PERF_CONTEXT_KERNEL, and every
+ * code or data address in the upper half (a superset of perf's kernel
+ * lookups, whatever cpumode perf resolves branch or data addresses in). */
+static int kernel_sample(struct col *c, const struct pd_sample *s)
+{
+	struct pd_kernel *k = &c->res.kern;
+	uint64_t i;
+	int ret, kern = 0;
+
+	if (s->cpumode == PERF_RECORD_MISC_GUEST_KERNEL || s->cpumode == PERF_RECORD_MISC_GUEST_USER) {
+		k->nr_guest++;
+		return 0;
+	}
+	if ((s->have & PERF_SAMPLE_IP) && (s->cpumode == PERF_RECORD_MISC_KERNEL || s->ip >= PD_KERNEL_HALF) &&
+	    (ret = pd_kernel_addr(k, s->ip)) < 0)
+		return ret;
+	if ((s->have & PERF_SAMPLE_ADDR) && s->addr >= PD_KERNEL_HALF && (ret = pd_kernel_addr(k, s->addr)) < 0)
+		return ret;
+	if (s->have & PERF_SAMPLE_CALLCHAIN)
+		for (i = 0; i < s->callchain_nr; i++) {
+			uint64_t v = pd_u64(s->callchain, i);
+
+			if (v >= (uint64_t)PERF_CONTEXT_MAX) {
+				kern = v == (uint64_t)PERF_CONTEXT_KERNEL;
+				continue;
+			}
+			if ((kern || v >= PD_KERNEL_HALF) && (ret = pd_kernel_addr(k, v)) < 0)
+				return ret;
+		}
+	if (s->have & PERF_SAMPLE_BRANCH_STACK)
+		for (i = 0; i < 2 * s->branch_nr; i++) {
+			uint64_t v = pd_u64(s->branch, 3 * (i / 2) + (i & 1));
+
+			if (v >= PD_KERNEL_HALF && (ret = pd_kernel_addr(k, v)) < 0)
+				return ret;
+		}
+	return 0;
+}
+
 /* A SAMPLE: which user addresses perf will look up (perfdata.h). */
 static int do_sample(struct col *c, const struct pd_record *rec)
 {
@@ -338,6 +397,8 @@ static int do_sample(struct col *c, const struct pd_record *rec)
 		return ret;
 	if ((s->have & PERF_SAMPLE_IP) && s->cpumode == PERF_RECORD_MISC_USER &&
 	    (ret = ip_add(c, tid, s->ip, IP_CODE)) < 0)
+		return ret;
+	if ((ret = kernel_sample(c, s)) < 0)     /* issue 11 */
 		return ret;
 	if (s->have & PERF_SAMPLE_CALLCHAIN) {
 		/* Entries before the first marker are treated as user, like
@@ -496,6 +557,22 @@ static int build_result(struct col *c, const struct elf_ops *ops)
 
 		if (!a->n)
 			continue;
+		if (!strncmp(d->path, "/tmp/perf-", 10)) {      /* issue 11: JIT */
+			struct pd_dso *jt;
+			size_t alloc = c->res.nr_jit;
+
+			if (pd_grow((void **)&c->res.jit, &alloc, c->res.nr_jit + 1, sizeof(*c->res.jit)) < 0)
+				return -ENOMEM;
+			jt = &c->res.jit[c->res.nr_jit++];
+			memset(jt, 0, sizeof(*jt));
+			jt->path = d->path;
+			d->path = NULL;
+			jt->addrs = a->v;
+			jt->nr_addrs = sl_sort_unique_u64(a->v, a->n);
+			jt->alloc_addrs = a->alloc;
+			memset(a, 0, sizeof(*a));
+			continue;
+		}
 		o = &out[n];
 		if (d->build_id_size) {
 			memcpy(o->build_id, d->build_id, d->build_id_size);
@@ -610,6 +687,8 @@ int perfdata_read(const char *path, const struct elf_ops *ops, struct pd_result 
 		goto out;
 	if (!c.res.nr_samples)
 		c.res.flags |= PD_F_NO_SAMPLES;
+	if ((rc = pd_kernel_finish(&c.res.kern)) < 0)
+		goto out;
 	*out = c.res;
 	memset(&c.res, 0, sizeof(c.res));
 out:

@@ -60,6 +60,38 @@ enum pd_flags {
 	PD_F_NO_SAMPLES   = 1u << 4,
 };
 
+/* Added (issue 11): what perf.data says about the kernel (core/pd_kernel.c).
+ * A kernel map is the last MMAP/MMAP2 in kernel cpumode whose name starts
+ * with "[kernel.kallsyms" (util/machine.c machine__process_kernel_mmap_event):
+ * [start, start + len), pgoff = the address of the relocation symbol named
+ * by the rest of the name ("[kernel.kallsyms]_text" -> "_text"; pgoff 0 =
+ * recorded under kptr_restrict). Other kernel MMAPs named "/..." or "[..."
+ * are module maps; __entry_SYSCALL_64_trampoline ones are extra maps. */
+struct pd_kmod {
+	char name[128];                      /* perf's dso short name, "[ext4]" */
+	uint64_t start, end;
+};
+
+struct pd_kextra {
+	uint64_t start, end, pgoff;
+};
+
+struct pd_kernel {
+	int have_kmmap;
+	uint64_t kstart, kend, kpgoff;
+	char ref_name[64];                   /* "" when pgoff is 0 */
+	struct pd_kmod *mods;
+	size_t nr_mods;
+	struct pd_kextra *extra;
+	size_t nr_extra;
+	/* every address perf may look up in the kernel maps: sample IPs in
+	 * kernel cpumode, callchain entries in PERF_CONTEXT_KERNEL sections,
+	 * and any collected address in the upper half (sorted, unique) */
+	uint64_t *addrs;
+	size_t nr_addrs, alloc_addrs;
+	uint64_t nr_guest;                   /* guest kernel samples (not served) */
+};
+
 struct pd_result {
 	struct pd_dso *dsos;
 	size_t nr_dsos;
@@ -72,6 +104,12 @@ struct pd_result {
 	/* Added: bytes of the data section, and bytes decompressed from
 	 * COMPRESSED records (for throughput statistics). */
 	uint64_t data_bytes, decompressed_bytes;
+	/* Added (issue 11): the kernel, and JIT DSOs: "/tmp/perf-PID.map" per
+	 * process with executable anonymous mappings (util/map.c map__new),
+	 * addrs = the raw IPs perf looks up there (identity map_ip). */
+	struct pd_kernel kern;
+	struct pd_dso *jit;
+	size_t nr_jit;
 };
 
 /*
@@ -107,6 +145,9 @@ int perfdata_input_ok(const char *path);
 
 /* Free everything perfdata_read allocated. Safe on a zeroed struct. */
 void perfdata_free(struct pd_result *res);
+
+/* Added (issue 11): the JIT DSO of @path ("/tmp/perf-PID.map"), or NULL. */
+const struct pd_dso *perfdata_find_jit(const struct pd_result *res, const char *path);
 
 /* Find a DSO by build-id (exact bytes and length; linear scan, results hold
  * few DSOs). NULL if absent or @res/@id is NULL. */

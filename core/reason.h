@@ -52,7 +52,20 @@
 	X(CACHE_NOT_PRIVATE,  "cache_not_private",       "cache dir %s is not private to this user") \
 	X(CACHE_UNUSABLE,     "cache_unusable",          "cache dir unusable: %s") \
 	X(CACHE_OTHER_NS,     "cache_other_mntns",       "started in another mount namespace") \
-	X(NO_IDENTITY,        "no_identity",             "%s")
+	X(NO_IDENTITY,        "no_identity",             "%s") \
+	X(KS_NO_KMMAP,        "kallsyms_no_kernel_map",  "perf.data has no [kernel.kallsyms] map") \
+	X(KS_KCORE,           "kallsyms_kcore",          "a kcore file beside the kallsyms file (perf maps kcore)") \
+	X(KS_ZERO,            "kallsyms_zero",           "kallsyms addresses are all zero (kptr_restrict)") \
+	X(KS_LONG_NAME,       "kallsyms_long_name",      "kallsyms line with a name of 513+ bytes") \
+	X(KS_NO_REF,          "kallsyms_no_ref_sym",     "relocation symbol %s not in kallsyms") \
+	X(KS_UNMODELED,       "kallsyms_unmodeled",      "%s") \
+	X(KS_AMBIGUOUS,       "kallsyms_ambiguous",      "kernel address %s is covered by overlapping symbols") \
+	X(KS_DIFFERS,         "kallsyms_differs",        "reduced kallsyms answers differently") \
+	X(PM_AMBIGUOUS,       "perfmap_ambiguous",       "JIT address %s is covered by overlapping perf map entries") \
+	X(PM_GROWING,         "perfmap_growing",         "perf map changed while it was read") \
+	X(PM_NO_SAMPLES,      "perfmap_no_samples",      "no JIT mapping of this process in perf.data") \
+	X(TEXT_UNREADABLE,    "text_unreadable",         "cannot read %s") \
+	X(TEXT_PERFDATA,      "text_no_perfdata",        "kernel/JIT addresses unknown (lazy mode off)")
 
 enum sl_reason {
 #define SL_R_ENUM(code, name, text) SL_R_##code,

@@ -53,6 +53,8 @@ int sl_session_config(struct sl_session *s, const char *(*get)(const char *name)
 	s->stats_tail = &s->stats_head;
 	pthread_mutex_init(&s->stats_lock, NULL);
 	pthread_mutex_init(&s->cache_lock, NULL);
+	s->text_stats_tail = &s->text_stats_head;       /* issue 11 */
+	pthread_mutex_init(&s->text_lock, NULL);
 	config_load(&s->cfg, get);
 	if (s->cfg.disabled)
 		return 0;
@@ -98,6 +100,8 @@ static int lazy_target(struct sl_session *s, char *input, size_t n, struct sl_wh
 	s->dem_mode = inv.demangle;
 	if (inv.symfs)
 		snprintf(s->symfs, sizeof(s->symfs), "%s", inv.symfs);
+	if (inv.kallsyms)        /* issue 11 */
+		snprintf(s->kallsyms_arg, sizeof(s->kallsyms_arg), "%s", inv.kallsyms);
 	r = 0;
 	if (inv.default_input && fstat(0, &st) == 0 && S_ISFIFO(st.st_mode))
 		sl_why_set(why, SL_R_PIPE_INPUT, NULL);
@@ -224,10 +228,21 @@ static void setup_lazy(struct sl_session *s)
 		return;
 	}
 	if (s->addrs.flags & (PD_F_DWARF_UNWIND | PD_F_LBR_CALLSTACK)) {
+		struct pd_kernel k = s->addrs.kern;
+
 		set_lazy_why(s, (s->addrs.flags & PD_F_DWARF_UNWIND) ? SL_R_DWARF_UNWIND : SL_R_LBR_CALLSTACK, NULL);
+		/* issue 11: kernel callchains and sample IPs need no unwinding:
+		 * kallsyms stays lazy (JIT frames of unwound stacks are unknown) */
+		memset(&s->addrs.kern, 0, sizeof(s->addrs.kern));
 		perfdata_free(&s->addrs);
+		s->addrs.kern = k;
+		s->text_lazy = 1;
+		s->totals.kernel_addrs = k.nr_addrs;
 		return;
 	}
+	s->text_lazy = 3;        /* issue 11: kernel (1) and JIT (2) addresses known */
+	s->totals.kernel_addrs = s->addrs.kern.nr_addrs;
+	s->totals.jit_dsos = s->addrs.nr_jit;
 	goto on;
 addrs_file:
 	if (!s->cfg.addrs_path[0] || !use_addrs_file(s))
@@ -299,6 +314,9 @@ void sl_session_report(struct sl_session *s)
 	}
 	s->totals.charged_bytes = atomic_load(&s->budget.used);
 	s->totals.refused_bytes = atomic_load(&s->budget.refused);
+	pthread_mutex_lock(&s->text_lock);       /* issue 11 */
+	s->totals.texts = s->text_stats_head;
+	pthread_mutex_unlock(&s->text_lock);
 	pthread_mutex_lock(&s->stats_lock);
 	if (s->cfg.stats == STATS_FILE) {
 		f = fopen(s->cfg.stats_path, "we");
@@ -613,7 +631,18 @@ static void begin_scan(struct sl_session *s, struct sl_table *t, struct sl_dso *
 		t->mode = SL_PASS;
 		if (st) {
 			st->mode = "passthrough";
-			sl_why_set(&w, filterable ? SL_R_KERNEL : SL_R_FOREIGN_SCAN, NULL);
+			GElf_Ehdr eh;
+
+			/* issue 11: eager with the reason; perf's ELF kernel path
+			 * (symbol-elf.c: the ref_reloc_sym pre-scan, per-section kernel
+			 * maps in dso__process_kernel_symbol, .ko section relocation)
+			 * is not mirrored */
+			if (!filterable)
+				sl_why_set(&w, SL_R_FOREIGN_SCAN, NULL);
+			else if (ops->gelf_getehdr(d->elf, &eh) && eh.e_type == ET_REL)
+				sl_why_set(&w, SL_R_KERNEL, "module (.ko): perf relocates its symbols per section (not mirrored)");
+			else
+				sl_why_set(&w, SL_R_KERNEL, "vmlinux: perf's kernel ELF rules (ref_reloc_sym, section maps) are not mirrored");
 			set_stats_why(st, &w);
 		}
 		return;

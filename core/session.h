@@ -37,6 +37,7 @@
 #include "symindex.h"
 
 struct sl_model;
+struct sl_text_src;
 
 enum sl_mode { SL_EAGER = 0, SL_BUDGET, SL_LAZY, SL_HIDE, SL_PASS };
 
@@ -61,6 +62,12 @@ struct sl_session {
 	pthread_mutex_t stats_lock;
 	struct scan_stats *stats_head, **stats_tail;
 	struct stats_totals totals;
+	/* Added (issue 11): text symbol sources (core/textsess.c) */
+	int text_lazy;                   /* from perf.data: 1 kernel, 2 JIT addresses known */
+	char kallsyms_arg[PATH_MAX];     /* perf's --kallsyms FILE, "" if none */
+	pthread_mutex_t text_lock;
+	struct sl_text_src *texts;
+	struct text_stats *text_stats_head, **text_stats_tail;
 };
 
 /*
@@ -99,6 +106,24 @@ int sl_session_cache_fd(struct sl_session *s);
 
 /* sl_session_report - write the stats (SYMLAZY_STATS) now; call at exit. */
 void sl_session_report(struct sl_session *s);
+
+/*
+ * Added (issue 11): sl_session_text_kind - is @path a text symbol source
+ * lazy mode serves (textsrc.h sl_text_classify, with this run's --kallsyms)?
+ * String compares only; SL_TEXT_NONE before sl_session_setup or when lazy
+ * mode is off (except SYMLAZY_HIDE_ALL, which hides perf maps too).
+ */
+int sl_session_text_kind(const struct sl_session *s, const char *path);
+
+/*
+ * sl_session_text_open - perf opens the text source @path (@kind from
+ * sl_session_text_kind): filter it on its first open (core/textsrc.h), then
+ * hand out a new memfd with the filtered text, offset 0 (O_CLOEXEC if
+ * @cloexec). Returns the fd, or -1: open the real file (the filter gave up
+ * - the reason is in the stats - or a system call failed). Thread-safe.
+ * The caller must route the real open(2) this makes past its wrappers.
+ */
+int sl_session_text_open(struct sl_session *s, const char *path, int kind, int cloexec);
 
 /* ---- DSO: one opened ELF file ------------------------------------------ */
 

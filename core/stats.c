@@ -21,6 +21,7 @@ void stats_json_str(FILE *f, const char *s)
 int stats_write_json(FILE *f, const struct stats_totals *t, const struct scan_stats *list)
 {
 	const struct scan_stats *s;
+	const struct text_stats *ts;
 	uint64_t sc = 0, pa = 0, dr = 0, by = 0;
 	int first = 1;
 
@@ -69,6 +70,24 @@ int stats_write_json(FILE *f, const struct stats_totals *t, const struct scan_st
 		if (s->reason_code) {
 			fprintf(f, ",\"reason_code\":");
 			stats_json_str(f, s->reason_code);
+		}
+		fputc('}', f);
+	}
+	fprintf(f, "],\"kernel_addrs\":%llu,\"jit_dsos\":%llu,\"texts\":[", (unsigned long long)t->kernel_addrs,
+		(unsigned long long)t->jit_dsos);
+	for (first = 1, ts = t->texts; ts; ts = ts->next) {
+		fprintf(f, "%s\n {\"path\":", first ? "" : ",");
+		first = 0;
+		stats_json_str(f, ts->path);
+		fprintf(f, ",\"kind\":\"%s\",\"mode\":\"%s\",\"scanned\":%llu,\"symbols\":%llu,\"kept\":%llu,"
+			"\"bytes\":%llu,\"kept_bytes\":%llu,\"opens\":%llu,\"reason\":", ts->kind, ts->mode,
+			(unsigned long long)ts->scanned, (unsigned long long)ts->symbols,
+			(unsigned long long)ts->kept, (unsigned long long)ts->bytes,
+			(unsigned long long)ts->kept_bytes, (unsigned long long)ts->opens);
+		stats_json_str(f, ts->reason);
+		if (ts->reason_code) {
+			fprintf(f, ",\"reason_code\":");
+			stats_json_str(f, ts->reason_code);
 		}
 		fputc('}', f);
 	}

@@ -27,6 +27,21 @@ struct scan_stats {
 	int mmap;                   /* Elf opened through a file mapping */
 };
 
+/* Added (issue 11): one text symbol source perf opened (kallsyms, perf map). */
+struct text_stats {
+	struct text_stats *next;
+	char path[PATH_MAX];
+	const char *kind;           /* "kallsyms" / "perfmap" */
+	const char *mode;           /* "lazy" (filtered) / "whole" */
+	const char *reason_code;
+	char reason[768];
+	uint64_t scanned;           /* records (lines) of the file */
+	uint64_t symbols;           /* records perf makes a symbol of */
+	uint64_t kept;              /* records served */
+	uint64_t bytes, kept_bytes; /* file size, bytes served */
+	uint64_t opens;             /* opens served */
+};
+
 struct stats_totals {
 	uint64_t budget_bytes, charged_bytes, refused_bytes;
 	const char *lazy;           /* "on" / "off" */
@@ -39,6 +54,9 @@ struct stats_totals {
 	 * from an index, passed to libdwfl, indexes built / mapped from the
 	 * cache, modules libdwfl answers itself (unmodelable or too few calls) */
 	uint64_t dwfl_lookups, dwfl_answered, dwfl_library, dwfl_built, dwfl_cached, dwfl_unmodelable;
+	/* Added (issue 11) */
+	uint64_t kernel_addrs, jit_dsos;
+	const struct text_stats *texts;
 };
 
 /* stats_write_json - one JSON object (see README "Stats"). Returns 0 or -errno. */

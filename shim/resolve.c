@@ -67,9 +67,29 @@ static const struct real_fn libdw_fns[] = {
 };
 #undef D
 
+/* issue 11: libc, resolved on first use by wrappers_libc.c (not with libelf:
+ * open() is called long before the first libelf call, and by setup itself) */
+struct shim_real_libc real_c;
+struct shim_real_libc64 real_c64;
+#define C(field, ver) { #field, ver, (void **)&real_c.field }
+static const struct real_fn libc_fns[] = {
+	C(open, "GLIBC_2.2.5"), C(openat, "GLIBC_2.4"), C(fopen, "GLIBC_2.2.5"), C(fdopen, "GLIBC_2.2.5"),
+};
+#undef C
+#define C(field, name, ver) { name, ver, (void **)&real_c64.field }
+static const struct real_fn libc64_fns[] = {
+	C(open64, "open64", "GLIBC_2.2.5"), C(openat64, "openat64", "GLIBC_2.4"),
+	C(fopen64, "fopen64", "GLIBC_2.2.5"), C(open_2, "__open_2", "GLIBC_2.7"),
+	C(open64_2, "__open64_2", "GLIBC_2.7"), C(openat_2, "__openat_2", "GLIBC_2.7"),
+	C(openat64_2, "__openat64_2", "GLIBC_2.7"),
+};
+#undef C
+
 static const struct real_lib libs[] = {
 	[SHIM_LIB_ELF] = { "libelf.so.1", 1, libelf_fns, sizeof(libelf_fns) / sizeof(libelf_fns[0]) },
 	[SHIM_LIB_DW] = { "libdw.so.1", 0, libdw_fns, sizeof(libdw_fns) / sizeof(libdw_fns[0]) },
+	[SHIM_LIB_C] = { "libc.so.6", 0, libc_fns, sizeof(libc_fns) / sizeof(libc_fns[0]) },
+	[SHIM_LIB_C64] = { "libc.so.6", 0, libc64_fns, sizeof(libc64_fns) / sizeof(libc64_fns[0]) },
 };
 
 static int lib_ok[SHIM_LIB__COUNT];
@@ -110,11 +130,28 @@ static int resolve_lib(const struct real_lib *l)
 	return 1;
 }
 
+static pthread_once_t libc_once = PTHREAD_ONCE_INIT;
+
+static void resolve_libc_once(void)
+{
+	lib_ok[SHIM_LIB_C] = resolve_lib(&libs[SHIM_LIB_C]);
+	lib_ok[SHIM_LIB_C64] = resolve_lib(&libs[SHIM_LIB_C64]);
+}
+
+int shim_resolve_libc(void)
+{
+	pthread_once(&libc_once, resolve_libc_once);
+	return lib_ok[SHIM_LIB_C];
+}
+
 int shim_resolve(void)
 {
 	int ok = 1;
 
+	shim_resolve_libc();
 	for (size_t i = 0; i < SHIM_LIB__COUNT; i++) {
+		if (i == SHIM_LIB_C || i == SHIM_LIB_C64)
+			continue;
 		lib_ok[i] = resolve_lib(&libs[i]);
 		if (!lib_ok[i] && libs[i].required)
 			ok = 0;

@@ -12,6 +12,7 @@
 #include <gelf.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "elfops.h"
 
 #define SYMLAZY_EXPORT __attribute__((visibility("default")))
@@ -40,8 +41,38 @@ extern struct elf_ops real_ops __attribute__((visibility("hidden")));
 extern struct shim_real real_x __attribute__((visibility("hidden")));
 extern struct shim_real_dw real_dw __attribute__((visibility("hidden")));
 
+/* Added (issue 11): real libc functions behind wrappers_libc.c. The LFS and
+ * fortify names are glibc's; where they are absent (musl) the wrappers use
+ * the plain ones. */
+struct shim_real_libc {
+	int (*open)(const char *, int, ...);
+	int (*openat)(int, const char *, int, ...);
+	FILE *(*fopen)(const char *, const char *);
+	FILE *(*fdopen)(int, const char *);
+};
+struct shim_real_libc64 {
+	int (*open64)(const char *, int, ...);
+	int (*openat64)(int, const char *, int, ...);
+	FILE *(*fopen64)(const char *, const char *);
+	int (*open_2)(const char *, int);
+	int (*open64_2)(const char *, int);
+	int (*openat_2)(int, const char *, int);
+	int (*openat64_2)(int, const char *, int);
+};
+extern struct shim_real_libc real_c;
+extern struct shim_real_libc64 real_c64;
+
 /* Libraries whose functions we wrap (resolve.c). */
-enum shim_lib { SHIM_LIB_ELF = 0, SHIM_LIB_DW, SHIM_LIB__COUNT };
+enum shim_lib { SHIM_LIB_ELF = 0, SHIM_LIB_DW, SHIM_LIB_C, SHIM_LIB_C64, SHIM_LIB__COUNT };
+
+/* shim_resolve_libc - resolve the two libc tables once (any thread, any
+ * time, also before the constructor); 1 if the plain functions were found. */
+int shim_resolve_libc(void);
+
+/* shim_text_open - state.c: a text symbol source (kallsyms, perf map)
+ * lazy mode serves for @path? Then a memfd with the filtered text (offset
+ * 0, O_CLOEXEC if @cloexec), else -1: call the real function. errno kept. */
+int shim_text_open(const char *path, int cloexec);
 
 /* shim_resolve - look up every library's functions (resolve.c); 1 if every
  * required library was found whole. Called once, under pthread_once. */

@@ -35,6 +35,7 @@
 
 #include "shim.h"
 #include "session.h"
+#include "textsrc.h"
 #include "tool.h"
 #include "util.h"
 
@@ -62,6 +63,7 @@ static struct {
 	_Atomic unsigned long generation;
 	struct { uintptr_t lo, hi; } exe_text[8];
 	int n_exe_text;
+	int perf_proc;               /* issue 11: the executable is perf */
 } P = {
 	.inert = 1,
 	.once = PTHREAD_ONCE_INIT,
@@ -83,6 +85,7 @@ __attribute__((constructor)) static void symlazy_init(void)
 
 	if (getauxval(AT_SECURE) || !sl_session_config(&P.core, env_get))
 		return;
+	P.perf_proc = sl_tool_self() == SL_TOOL_PERF;
 	P.inert = 0;
 	lp = getenv("LD_PRELOAD");
 	if (lp && P.core.drop_preload) {
@@ -122,12 +125,27 @@ static int site_in_exe(uintptr_t site)
 	return 0;
 }
 
+static void setup_inner(void);
+
 static void report_stats(void)
 {
 	sl_session_report(&P.core);
 }
 
+/* issue 11: set while the shim itself runs code that opens files (setup,
+ * text filtering), so those opens go straight to libc */
+static __thread __attribute__((tls_model("initial-exec"))) int in_shim;
+
 static void setup(void)
+{
+	int was = in_shim;
+
+	in_shim = 1;
+	setup_inner();
+	in_shim = was;
+}
+
+static void setup_inner(void)
 {
 	P.ok_real = shim_resolve();
 	if (!P.ok_real) {
@@ -415,4 +433,25 @@ void shim_filter_sym(Elf_Data *data, int ndx, GElf_Sym *dst, Elf32_Word *xshndx,
 		arm(data, &d->tab);
 	}
 	errno = saved;
+}
+
+/* issue 11: wrappers_libc.c asks here for every open. Outside perf, before
+ * the constructor, or inside the shim's own work: -1 (forward) at once;
+ * in perf the first call finishes setup (as the first libelf call would),
+ * then only string compares decide (sl_session_text_kind). */
+int shim_text_open(const char *path, int cloexec)
+{
+	int saved = errno, fd = -1, kind;
+
+	if (P.inert || in_shim || !P.perf_proc || !path)
+		return -1;
+	in_shim = 1;
+	if (shim_ready() && !P.inert) {
+		kind = sl_session_text_kind(&P.core, path);
+		if (kind != SL_TEXT_NONE)
+			fd = sl_session_text_open(&P.core, path, kind, cloexec);
+	}
+	in_shim = 0;
+	errno = saved;
+	return fd;
 }

@@ -1,0 +1,142 @@
+#!/bin/sh
+# bench-kernel.sh - peak RssAnon and wall time of perf on profiles that touch
+# the kernel (issue 11), side by side: stock perf, lazy mode (the default),
+# the floor (SYMLAZY_HIDE_ALL=1 SYMLAZY_LAZY=off: every user symbol hidden,
+# perf maps too; all of kallsyms still loaded) and the absolute floor (the
+# floor plus --kallsyms=<an empty file>: no kernel symbols at all), and as a
+# control lazynokernel (lazy mode with --kallsyms=<an empty file>): lazy minus
+# lazynokernel is what the kernel symbols cost in lazy mode.
+#
+# Profiles (recorded into build/bench-kernel/ unless present):
+#   rustc    perf record -g -- rustc -O hello.rs          (a compile)
+#   system   perf record -a -g -- sleep 1                  (system-wide)
+#   syscall  perf record -g -- sys s 2000000              (read/write/getppid loop)
+#   node     perf record -g -- node --perf-basic-prof jit.js  (a perf map of
+#            BENCH_NODE_FNS (240000) functions: 500k+ lines)
+# Tools: perf script, perf report --stdio, perf report --stdio --sort dso,sym.
+# Each run under build/bin/peakrss, BENCH_REPEAT (3) times, median kept;
+# "== stock" is cmp of stdout against the stock run (perf report's random
+# "# (Tip: ...)" line is pinned by tests/corpus/fixtime.c in every mode).
+# Env: BENCH_PROFILES, BENCH_TOOLS, BENCH_REPEAT, PERF, SYMLAZY_SO, PEAKRSS.
+# Writes build/bench-kernel.md.
+set -u
+ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
+SO=${SYMLAZY_SO:-$ROOT/build/libsymlazy.so}
+PEAKRSS=${PEAKRSS:-$ROOT/build/bin/peakrss}
+PERF=${PERF:-perf}
+REPEAT=${BENCH_REPEAT:-3}
+PROFILES=${BENCH_PROFILES:-rustc system syscall node}
+TOOLS=${BENCH_TOOLS:-script report sortds}
+MODES=${BENCH_MODES:-stock lazy lazynokernel floor absfloor}
+B=$ROOT/build/bench-kernel
+OUT=$B/out
+MD=$ROOT/build/bench-kernel.md
+unset SYMLAZY_MMAP SYMLAZY_MAX_BYTES SYMLAZY_LAZY SYMLAZY_HIDE_ALL SYMLAZY_STATS SYMLAZY_DISABLE SYMLAZY_ADDRS
+[ -x "$PEAKRSS" ] && [ -f "$SO" ] || { echo "bench-kernel: run make first" >&2; exit 2; }
+mkdir -p "$B" "$OUT" || exit 1
+cd "$B" || exit 1
+: > empty-kallsyms
+cc -O2 -shared -fPIC -o fixtime.so "$ROOT/tests/corpus/fixtime.c" || exit 1
+
+record() {
+	[ -s "$1.data" ] && return 0
+	echo "bench-kernel: recording $1" >&2
+	case $1 in
+	rustc)
+		printf 'use std::collections::HashMap;\nfn main() { let mut m = HashMap::new(); for i in 0..100 { m.insert(i, format!("{}", i)); } println!("{}", m.len()); }\n' > hello.rs
+		"$PERF" record -q -g -o rustc.data -- rustc -O hello.rs -o hello >/dev/null 2>&1 ;;
+	system)
+		"$PERF" record -q -a -g -o system.data -- sleep 1 >/dev/null 2>&1 ;;
+	syscall)
+		cat > sys.c <<'C'
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	long n = argc > 2 ? atol(argv[2]) : 2000000;
+	char buf[64];
+	int fd = open("/dev/zero", O_RDONLY), nul = open("/dev/null", O_WRONLY);
+	for (long i = 0; i < n; i++) { (void)!read(fd, buf, sizeof(buf)); (void)!write(nul, buf, sizeof(buf)); getppid(); }
+	return 0;
+}
+C
+		cc -O2 -fno-omit-frame-pointer -o sys sys.c && "$PERF" record -q -g -o syscall.data ./sys s 2000000 >/dev/null 2>&1 ;;
+	node)
+		cat > jit.js <<JS
+const fns = [];
+for (let i = 0; i < ${BENCH_NODE_FNS:-240000}; i++) fns.push(new Function('x', \`let s = x; for (let j = 0; j < 3; j++) s = (s * \${i % 97 + 3} + j) | 0; return s ^ \${i};\`));
+let acc = 0; const t0 = Date.now();
+while (Date.now() - t0 < 2000) { for (let i = 0; i < fns.length; i += 13) acc += fns[i](i); }
+console.log(acc > 0);
+JS
+		"$PERF" record -q -g -o node.data -- node --perf-basic-prof jit.js >/dev/null 2>&1 ;;
+	esac
+}
+
+args() {
+	case $1 in
+	script) echo "script -i $2.data" ;;
+	report) echo "report --stdio -i $2.data" ;;
+	sortds) echo "report --stdio --sort dso,sym -i $2.data" ;;
+	esac
+}
+
+run() {   # run PROFILE TOOL MODE REP
+	base=$OUT/$1-$2-$3
+	a=$(args "$2" "$1")
+	case $3 in
+	stock) "$PEAKRSS" -o "$base.$4.rss" -- env LD_PRELOAD="$B/fixtime.so" "$PERF" $a >"$base.out" 2>"$base.err" ;;
+	lazy) "$PEAKRSS" -o "$base.$4.rss" -- env LD_PRELOAD="$B/fixtime.so:$SO" SYMLAZY_STATS="$base.json" \
+		"$PERF" $a >"$base.out" 2>"$base.err" ;;
+	lazynokernel) "$PEAKRSS" -o "$base.$4.rss" -- env LD_PRELOAD="$B/fixtime.so:$SO" \
+		"$PERF" $a --kallsyms="$B/empty-kallsyms" >"$base.out" 2>"$base.err" ;;
+	floor) "$PEAKRSS" -o "$base.$4.rss" -- env LD_PRELOAD="$B/fixtime.so:$SO" SYMLAZY_HIDE_ALL=1 SYMLAZY_LAZY=off \
+		"$PERF" $a >"$base.out" 2>"$base.err" ;;
+	absfloor) "$PEAKRSS" -o "$base.$4.rss" -- env LD_PRELOAD="$B/fixtime.so:$SO" SYMLAZY_HIDE_ALL=1 SYMLAZY_LAZY=off \
+		"$PERF" $a --kallsyms="$B/empty-kallsyms" >"$base.out" 2>"$base.err" ;;
+	esac
+}
+
+field() { sed -n "s/.*$1=\([0-9]*\).*/\1/p" "$2"; }
+median() {   # median FIELD PROFILE TOOL MODE
+	for r in $(seq 1 "$REPEAT"); do field "$1" "$OUT/$2-$3-$4.$r.rss"; done |
+		sort -n | awk '{v[NR]=$1} END {if (NR) print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'
+}
+
+{
+	echo "## symlazy kernel/JIT bench ($(date -u +%Y-%m-%d), $("$PERF" version 2>/dev/null), $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg))"
+	echo
+	echo "Peak RssAnon polled every 2 ms, median of $REPEAT; x = ratio to the absolute floor (no user and no kernel symbols); == stock: stdout cmp."
+} > "$MD"
+for p in $PROFILES; do
+	record "$p" || { echo "bench-kernel: cannot record $p" >&2; continue; }
+	[ -s "$p.data" ] || continue
+	lines=""
+	[ "$p" = node ] && lines=" (perf map: $(wc -l < "$(ls -t /tmp/perf-*.map 2>/dev/null | head -1)" 2>/dev/null) lines)"
+	for t in $TOOLS; do
+		for m in $MODES; do "$PERF" $(args "$t" "$p") >/dev/null 2>&1; break; done   # warm caches
+		for r in $(seq 1 "$REPEAT"); do for m in $MODES; do run "$p" "$t" "$m" "$r"; done; done
+		fa=$(median peak_rss_anon_kb "$p" "$t" absfloor)
+		fw=$(median wall_ms "$p" "$t" absfloor)
+		fl=$(median peak_rss_anon_kb "$p" "$t" floor)
+		{
+			echo
+			echo "### $p: perf $(args "$t" "$p")$lines"
+			echo
+			echo "| mode | peak RssAnon MiB | x abs floor | x floor | wall s | x abs floor | == stock |"
+			echo "|---|---:|---:|---:|---:|---:|---|"
+			for m in $MODES; do
+				a=$(median peak_rss_anon_kb "$p" "$t" "$m")
+				w=$(median wall_ms "$p" "$t" "$m")
+				if [ "$m" = stock ]; then eq=reference
+				elif [ "$m" = lazy ]; then
+					cmp -s "$OUT/$p-$t-stock.out" "$OUT/$p-$t-lazy.out" && eq=identical || eq="DIFFERS"
+				else eq="-"; fi
+				awk -v m="$m" -v a="$a" -v w="$w" -v fa="$fa" -v fw="$fw" -v fl="$fl" -v eq="$eq" 'BEGIN {
+					printf "| %s | %.1f | %.2f | %.2f | %.2f | %.2f | %s |\n", m, a / 1024, a / fa, a / fl, w / 1000, w / fw, eq }'
+			done
+		} >> "$MD"
+	done
+done
+cat "$MD"
