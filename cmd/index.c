@@ -97,7 +97,7 @@ static int ef_open(const struct elf_ops *ops, const char *path, struct elf_file 
 	int r;
 
 	memset(f, 0, sizeof(*f));
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	f->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);   /* a FIFO must not block: checked below */
 	if (f->fd < 0)
 		return -errno;
 	if (fstat(f->fd, &f->st) < 0 || !S_ISREG(f->st.st_mode)) {

@@ -29,7 +29,7 @@ static int copy_out(const char *path)
 {
 	char buf[65536];
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);   /* never block on a FIFO */
 
 	if (fd < 0)
 		return -errno;

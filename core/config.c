@@ -65,7 +65,7 @@ static int parse_bool(struct symlazy_config *cfg, const char *(*get)(const char 
 		return 1;
 	if (!strcmp(v, "0") || !strcasecmp(v, "no") || !strcasecmp(v, "off") || !strcasecmp(v, "false"))
 		return 0;
-	set_error(cfg, "ignoring", name, v, "expected 0 or 1");
+	set_error(cfg, "ignoring", name, v, "expected 1/0, yes/no, on/off or true/false");
 	return def;
 }
 
@@ -90,7 +90,7 @@ void config_load(struct symlazy_config *cfg, const char *(*get)(const char *name
 	if (v && *v && config_parse_size(v, &cfg->max_bytes) < 0) {
 		cfg->max_bytes = 0;
 		set_error(cfg, "invalid", "SYMLAZY_MAX_BYTES", v,
-			  "expected <n>[K|M|G], e.g. 64M; running without a budget");
+			  "expected <n>[K|M|G|T][B|iB], e.g. 64M; running without a budget");
 	}
 
 	v = get("SYMLAZY_STATS");

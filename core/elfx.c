@@ -96,8 +96,6 @@ void sl_file_id_from_stat(struct sl_file_id *id, const struct stat *st)
 	id->size = (uint64_t)st->st_size;
 	id->mtime_sec = st->st_mtim.tv_sec;
 	id->mtime_nsec = st->st_mtim.tv_nsec;
-	id->ctime_sec = st->st_ctim.tv_sec;
-	id->ctime_nsec = st->st_ctim.tv_nsec;
 	id->valid = 1;
 }
 
@@ -112,7 +110,5 @@ uint64_t sl_file_id_key(const struct sl_file_id *id)
 	k = sl_fnv1a_u64(k, id->size);
 	k = sl_fnv1a_u64(k, (uint64_t)id->mtime_sec);
 	k = sl_fnv1a_u64(k, (uint64_t)id->mtime_nsec);
-	k = sl_fnv1a_u64(k, (uint64_t)id->ctime_sec);
-	k = sl_fnv1a_u64(k, (uint64_t)id->ctime_nsec);
 	return k;
 }

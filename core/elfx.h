@@ -55,7 +55,8 @@ int sl_elf_runtime_layout(const struct elf_ops *ops, Elf *elf, uint64_t fsize,
 struct sl_file_id {
 	uint64_t dev, ino, size;
 	int64_t mtime_sec, mtime_nsec;
-	int64_t ctime_sec, ctime_nsec; /* cannot be set back by the file's owner (touch -d) */
+	/* not ctime: linking the file (perf's build-id cache hard-links system
+	 * libraries) changes it, and the cache key would churn */
 	int valid;                  /* 0: unknown (no fstat) */
 };
 

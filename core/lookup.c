@@ -57,7 +57,7 @@ static int fail(char *err, size_t errsz, int r, const char *fmt, ...)
 static Elf *open_elf(const struct elf_ops *ops, const char *path, int *fdp, struct stat *st,
 		     char *err, size_t errsz, int *rc)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);   /* never block on a FIFO */
 	Elf *elf;
 
 	*fdp = -1;

@@ -600,7 +600,7 @@ int sl_stats_load(const char *path, struct sl_stats_doc *out, char *err, size_t 
 	int fd, r;
 
 	memset(out, 0, sizeof(*out));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);   /* never block on a FIFO */
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		r = -errno;
 		if (fd >= 0)
