@@ -79,6 +79,50 @@ static void sift_down(struct symidx_entry *e, size_t root, size_t n)
 	}
 }
 
+/*
+ * sort_by_start - stable LSD radix sort of @e by start (8-bit digits; digits
+ * that are equal in every key are skipped, so a DSO below 4 GiB costs at most
+ * 4 passes). @tmp holds @n entries. O(n), against the heap sort's
+ * O(n log n) with a cache miss per level (node: 181k entries, 137M
+ * instructions for symindex_sort, 6M here).
+ */
+static void sort_by_start(struct symidx_entry *e, size_t n, struct symidx_entry *tmp)
+{
+	size_t cnt[8][256], i;
+	uint64_t all_or = 0, all_and = ~0ull;
+	struct symidx_entry *src = e, *dst = tmp, *sw;
+	unsigned d;
+
+	if (n < 2)
+		return;
+	memset(cnt, 0, sizeof(cnt));
+	for (i = 0; i < n; i++) {
+		uint64_t k = e[i].start;
+
+		all_or |= k;
+		all_and &= k;
+		for (d = 0; d < 8; d++)
+			cnt[d][(k >> (8 * d)) & 0xff]++;
+	}
+	for (d = 0; d < 8; d++) {
+		size_t pos = 0, b;
+
+		if ((((all_or ^ all_and) >> (8 * d)) & 0xff) == 0)
+			continue;       /* every key has the same digit here */
+		for (b = 0; b < 256; b++) {
+			size_t c = cnt[d][b];
+
+			cnt[d][b] = pos;
+			pos += c;
+		}
+		for (i = 0; i < n; i++)
+			dst[cnt[d][(src[i].start >> (8 * d)) & 0xff]++] = src[i];
+		sw = src; src = dst; dst = sw;
+	}
+	if (src != e)
+		memcpy(e, src, n * sizeof(*e));
+}
+
 void symindex_sort(struct symidx_entry *e, size_t n)
 {
 	size_t i;
@@ -358,6 +402,7 @@ static int attach(struct symidx *out, void *map, size_t size)
 	out->nsymtab = h->nsymtab;
 	out->ndynsym = h->ndynsym;
 	out->unmodelable = (int)h->unmodelable;
+	out->key = h->key;
 	memcpy(out->why, h->why, sizeof(out->why));
 	out->why[sizeof(out->why) - 1] = '\0';
 	out->entries = (const void *)((const char *)map + sizeof(*h));
@@ -498,7 +543,24 @@ static int build(const struct symidx_src *src, uint64_t key, struct symidx *out)
 	if (ret < 0)
 		return ret;
 
-	/* Pass 1: count candidates. */
+	/* One pass: the mapping is sized for every symbol being a candidate
+	 * (the file is cut to its final size below), so the table is read
+	 * once instead of once to count and once to fill. */
+	cap_bytes = sizeof(*h) + ((size_t)counts[0] + counts[1]) * (sizeof(*e) + sizeof(*grp));
+	fd = make_backing(src, cap_bytes, tmpname, sizeof(tmpname));
+	if (fd < 0) {
+		free(secs);
+		return fd;
+	}
+	map = mmap(NULL, cap_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		ret = -errno;
+		free(secs);
+		goto fail_fd;
+	}
+	h = map;
+	e = (void *)(h + 1);
+
 	for (t = 0; t < 2 && !unmodelable; t++) {
 		for (i = 0; i < counts[t]; i++) {
 			GElf_Sym s;
@@ -517,45 +579,22 @@ static int build(const struct symidx_src *src, uint64_t key, struct symidx *out)
 					 i, t ? ".dynsym" : ".symtab", (unsigned)s.st_shndx);
 				break;
 			}
-			n += (uint32_t)c;
+			if (!c)
+				continue;
+			e[n].start = st;
+			e[n].size = s.st_size;
+			e[n].idx = i;
+			e[n].table = t;
+			n++;
 		}
 	}
 	if (unmodelable)
 		n = 0;
-
-	cap_bytes = sizeof(*h) + (size_t)n * (sizeof(*e) + sizeof(*grp));
-	fd = make_backing(src, cap_bytes, tmpname, sizeof(tmpname));
-	if (fd < 0) {
-		free(secs);
-		return fd;
-	}
-	map = mmap(NULL, cap_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED) {
-		ret = -errno;
-		goto fail_fd;
-	}
-	h = map;
-	e = (void *)(h + 1);
-
-	/* Pass 2: fill entries. */
-	for (t = 0, g = 0; t < 2 && !unmodelable; t++) {
-		for (i = 0; i < counts[t] && g < n; i++) {
-			GElf_Sym s;
-			uint64_t st;
-
-			if (!ops->gelf_getsym(tabs[t], (int)i, &s) ||
-			    classify(&s, secs, shnum, src->layout, &st) != 1)
-				continue;
-			e[g].start = st;
-			e[g].size = s.st_size;
-			e[g].idx = i;
-			e[g].table = t;
-			g++;
-		}
-	}
-	n = g;
 	free(secs);
-	symindex_sort(e, n);
+	/* entries were written in (table, idx) order: a stable sort by start
+	 * gives the index order (start, table, idx); the group area (not yet
+	 * written, n * sizeof(*grp) >= n * sizeof(*e) bytes) is the scratch */
+	sort_by_start(e, n, (struct symidx_entry *)(void *)(e + n));
 
 	/* Groups: one per distinct start, written after the entries. */
 	grp = (void *)(e + n);
@@ -746,6 +785,8 @@ struct sim {
 	struct rbs t;
 	void *map;
 	size_t map_size;
+	int heap;                   /* map is calloc'ed (small), else a memfd mapping */
+	uint32_t nk;                /* symbol nodes (PLT nodes follow) */
 };
 
 static const char *sim_name(const struct sim *S, uint64_t id)
@@ -760,6 +801,25 @@ static const char *sim_name(const struct sim *S, uint64_t id)
 						  str->d_size - sym.st_name))
 		return NULL;
 	return (const char *)str->d_buf + sym.st_name;
+}
+
+/*
+ * cplus_demangle(@raw, @opts), without its Rust attempt where that cannot
+ * succeed. In the default (auto) style, libiberty's cplus_demangle
+ * (cplus-dem.c) returns rust_demangle() if that succeeds, else
+ * cplus_demangle_v3() with the style bit added to the options, else NULL.
+ * rust_demangle (rust-demangle.c rust_demangle_callback) only accepts "_R"
+ * (v0) names and "_ZN" (legacy) names whose last segment is "17h" and a
+ * 16-hex-digit hash; its first step is a scan of the whole name, a quarter
+ * of the demangling time of C++ names. So for any other name the result is
+ * cplus_demangle_v3's.
+ */
+static char *iberty_demangle(const char *raw, int opts)
+{
+	if (current_demangling_style != auto_demangling || (opts & DMGL_STYLE_MASK) ||
+	    (raw[0] == '_' && (raw[1] == 'R' || (raw[1] == 'Z' && raw[2] == 'N' && strstr(raw, "17h")))))
+		return cplus_demangle(raw, opts);
+	return cplus_demangle_v3(raw, opts | DMGL_AUTO);
 }
 
 /*
@@ -780,7 +840,7 @@ static char *perf_name(const char *raw, int mode, int *uncertain)
 		*uncertain = 1;
 		return NULL;
 	}
-	d = cplus_demangle(raw, mode == SYMIDX_DEM_VERBOSE ? DMGL_PARAMS | DMGL_ANSI : DMGL_NO_OPTS);
+	d = iberty_demangle(raw, mode == SYMIDX_DEM_VERBOSE ? DMGL_PARAMS | DMGL_ANSI : DMGL_NO_OPTS);
 	if (!d) {
 		if (!strncmp(raw, "caml", 4) || strchr(raw, ')'))
 			*uncertain = 1;     /* ocaml_demangle_sym / java_demangle_sym */
@@ -891,68 +951,83 @@ again:
 }
 
 /*
- * sim_run - replay perf's load of the symbols kept in @keep (NULL: all) and
- * write perf's answer for each address into @ans (node id: table << 32 | idx,
- * SIM_PLT | k for the k-th PLT symbol, SIM_NULL). Scratch memory is a memfd
- * mapping, not heap, except below SIM_HEAP_MAX bytes (a few hundred
- * symbols: five syscalls would cost more than the replay). Returns 0, 1 if a duplicate choice depends on demangled
- * names, or -errno.
+ * sim_build - replay perf's load of the entries @ents[0..@nk) (indices into
+ * idx->entries in perf's insertion order: .symtab by index, then .dynsym by
+ * index; NULL = every entry) and the PLT symbols into S->t. Scratch memory is
+ * a memfd mapping, not heap, except below SIM_HEAP_MAX bytes (a few hundred
+ * symbols: five syscalls would cost more than the replay). Returns 0, 1 if a
+ * duplicate choice depends on demangled names, or -errno; sim_free() after.
  */
 #define SIM_HEAP_MAX (64u << 10)
 
-static int sim_run(const struct symidx *idx, const struct symidx_src *src,
-		   const struct symidx_layout *lay, uint8_t *const keep[2],
-		   const uint64_t *addrs, size_t naddrs, uint64_t *ans, uint64_t *ans_start)
+static void sim_free(struct sim *S)
 {
-	struct sim S = { .idx = idx, .src = src };
-	const struct symidx_entry *e = idx->entries;
-	uint32_t nk = 0, i, nodes, *perm, nr[2] = { 0, 0 }, k;
-	size_t a;
-	int fd, t, heap;
+	if (!S->map)
+		return;
+	if (S->heap)
+		free(S->map);
+	else
+		munmap(S->map, S->map_size);
+	S->map = NULL;
+}
 
-	for (i = 0; i < idx->nentries; i++)
-		if (!keep || BIT_TEST(keep[e[i].table], e[i].idx))
-			nk++;
+static int sim_build(struct sim *S, const struct symidx *idx, const struct symidx_src *src,
+		     const struct symidx_layout *lay, const uint32_t *ents, uint32_t nk)
+{
+	const struct symidx_entry *e = idx->entries;
+	uint32_t i, nodes, *perm, nr[2] = { 0, 0 }, k, nslots = 0;
+	int fd, t;
+
+	memset(S, 0, sizeof(*S));
+	S->idx = idx;
+	S->src = src;
+	if (!ents) {
+		nk = idx->nentries;
+		nslots = idx->nsymtab + idx->ndynsym;
+	}
 	nodes = nk + (lay->plt_ok ? lay->nplt_rel : 0) + 1;
-	S.map_size = (size_t)nodes * sizeof(struct rbs_node) +
-		     ((size_t)nk + idx->nsymtab + idx->ndynsym) * sizeof(uint32_t) + 64;
-	heap = S.map_size <= SIM_HEAP_MAX;
-	if (heap) {
-		if (!(S.map = calloc(1, S.map_size)))
+	S->map_size = (size_t)nodes * sizeof(struct rbs_node) + ((size_t)nk + nslots) * sizeof(uint32_t) + 64;
+	S->heap = S->map_size <= SIM_HEAP_MAX;
+	if (S->heap) {
+		if (!(S->map = calloc(1, S->map_size)))
 			return -ENOMEM;
 	} else {
 		fd = memfd_create("symlazy-sim", MFD_CLOEXEC);
 		if (fd < 0)
 			return -errno;
-		if (ftruncate(fd, (off_t)S.map_size) < 0) {
+		if (ftruncate(fd, (off_t)S->map_size) < 0) {
 			close(fd);
 			return -ENOMEM;
 		}
-		S.map = mmap(NULL, S.map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		S->map = mmap(NULL, S->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		close(fd);
-		if (S.map == MAP_FAILED)
+		if (S->map == MAP_FAILED) {
+			S->map = NULL;
 			return -ENOMEM;
+		}
 	}
-	S.t.n = S.map;
-	S.t.root = 0;
-	perm = (uint32_t *)(S.t.n + nodes);
-	{
-		/* insertion order (.symtab by index, then .dynsym) by placing each
-		 * entry at its table slot: O(n), no sort (the scratch starts zeroed) */
-		uint32_t *slot = perm + nk, nslots = idx->nsymtab + idx->ndynsym;
+	S->t.n = S->map;
+	S->t.root = 0;
+	S->nk = nk;
+	if (!ents) {
+		/* insertion order of the whole table by placing each entry at its
+		 * table slot: O(n), no sort (the scratch starts zeroed) */
+		uint32_t *slot;
 
+		perm = (uint32_t *)(S->t.n + nodes);
+		slot = perm + nk;
 		for (i = 0; i < idx->nentries; i++)
-			if (!keep || BIT_TEST(keep[e[i].table], e[i].idx))
-				slot[(e[i].table ? idx->nsymtab : 0) + e[i].idx] = i + 1;
+			slot[(e[i].table ? idx->nsymtab : 0) + e[i].idx] = i + 1;
 		for (i = 0, k = 0; i < nslots; i++)
 			if (slot[i])
 				perm[k++] = slot[i] - 1;
+		ents = perm;
 	}
 
 	for (t = 0, k = 0; t < 2; t++) {
-		for (; k < nk && e[perm[k]].table == (uint32_t)t; k++) {
-			const struct symidx_entry *E = &e[perm[k]];
-			struct rbs_node *N = &S.t.n[k + 1];
+		for (; k < nk && e[ents[k]].table == (uint32_t)t; k++) {
+			const struct symidx_entry *E = &e[ents[k]];
+			struct rbs_node *N = &S->t.n[k + 1];
 			Elf_Data *tab = t ? src->dynsym : src->symtab;
 			GElf_Sym sym;
 
@@ -960,36 +1035,311 @@ static int sim_run(const struct symidx *idx, const struct symidx_src *src,
 			N->end = E->size ? E->start + E->size : E->start;
 			N->id = ((uint64_t)E->table << 32) | E->idx;
 			N->aux = tab && src->ops->gelf_getsym(tab, (int)E->idx, &sym) ? GELF_ST_BIND(sym.st_info) : 0;
-			rbs_insert(&S.t, k + 1);
+			rbs_insert(&S->t, k + 1);
 			nr[t]++;
 		}
 		if (nr[t]) {
-			rbs_fixup_end(&S.t);
-			sim_fixup_duplicate(&S);
+			rbs_fixup_end(&S->t);
+			sim_fixup_duplicate(S);
 		}
 	}
 	if (lay->plt_ok && nr[0] + nr[1] > 0) {
 		for (i = 0; i < lay->nplt_rel; i++) {
-			struct rbs_node *N = &S.t.n[nk + 1 + i];
+			struct rbs_node *N = &S->t.n[nk + 1 + i];
 
 			N->start = lay->plt_first + (uint64_t)i * lay->plt_entsize;
 			N->end = lay->plt_entsize ? N->start + lay->plt_entsize : N->start;
 			N->id = SIM_PLT | i;
-			rbs_insert(&S.t, nk + 1 + i);
+			rbs_insert(&S->t, nk + 1 + i);
 		}
 	}
-	for (a = 0; a < naddrs; a++) {
-		uint32_t x = rbs_find(&S.t, addrs[a]);
+	return S->uncertain ? 1 : 0;
+}
 
-		ans[a] = x ? S.t.n[x].id : SIM_NULL;
+/* perf's answer (node id, SIM_NULL) and its start for each address. */
+static void sim_answers(const struct sim *S, const uint64_t *addrs, size_t naddrs,
+			uint64_t *ans, uint64_t *ans_start)
+{
+	size_t a;
+
+	for (a = 0; a < naddrs; a++) {
+		uint32_t x = rbs_find(&S->t, addrs[a]);
+
+		ans[a] = x ? S->t.n[x].id : SIM_NULL;
 		if (ans_start)
-			ans_start[a] = x ? S.t.n[x].start : 0;
+			ans_start[a] = x ? S->t.n[x].start : 0;
 	}
-	if (heap)
-		free(S.map);
-	else
-		munmap(S.map, S.map_size);
-	return S.uncertain ? 1 : 0;
+}
+
+/* ---- perf's full tree, cached ------------------------------------------
+ *
+ * The full tree depends on the DSO's tables, its layout and the demangling
+ * mode only - not on the addresses - so it is replayed once and its final
+ * shape kept beside the index (file "<build-id>-<key>.tree"): later runs
+ * answer the shape-dependent addresses with one rbs_find() walk each
+ * instead of replaying every insertion (node: 181k symbols, 340M
+ * instructions of replay per perf run). Only the search structure is
+ * stored: start, end, id and the two children of each live node, in
+ * breadth-first order (index 0 = none). A file whose replay hit a
+ * name-dependent choice symlazy cannot mirror stores only that verdict.
+ */
+#define SYMTREE_MAGIC   "SYMLZTR\0"
+#define SYMTREE_VERSION 1u
+
+struct symtree_hdr {
+	char magic[8];
+	uint32_t version, hdr_size;
+	uint64_t key;               /* tree_key(): index key, demangling, version */
+	uint64_t checksum;          /* symindex_checksum of the nodes */
+	uint32_t nnodes, root;      /* nodes[1..nnodes]; root 0 = empty */
+	uint32_t uncertain, pad;    /* 1: the replay needs names we cannot mirror */
+};
+
+struct symtree_node {
+	uint64_t start, end, id;
+	uint32_t left, right;
+};
+
+struct symtree {
+	void *map;
+	size_t map_size;
+	const struct symtree_hdr *h;
+	const struct symtree_node *n;   /* n[0] unused */
+};
+
+static uint64_t tree_key(const struct symidx *idx, const struct symidx_src *src)
+{
+	uint64_t h = 0xcbf29ce484222325ull, v = SYMTREE_VERSION;
+	int32_t dem = src->demangle;
+
+	h = fnv1a(h, &v, sizeof(v));
+	h = fnv1a(h, &idx->key, sizeof(idx->key));
+	return fnv1a(h, &dem, sizeof(dem));
+}
+
+static void tree_name(const struct symidx_src *src, uint64_t key, char *buf, size_t n)
+{
+	char hex[2 * 20 + 1];
+
+	build_id_hex(src->build_id, src->build_id_len > 20 ? 20 : src->build_id_len, hex);
+	snprintf(buf, n, "%s-%016llx.tree", hex[0] ? hex : "nobuildid", (unsigned long long)key);
+}
+
+/* Map a cached tree; 0 if its header, size and checksum hold. Node links
+ * are bounds-checked by tree_find() as it walks, not here. */
+static int tree_open(const struct symidx_src *src, uint64_t key, struct symtree *T)
+{
+	char name[128];
+	struct stat st;
+	const struct symtree_hdr *h;
+	void *map;
+	int fd;
+
+	memset(T, 0, sizeof(*T));
+	if (src->cache_dirfd < 0)
+		return -ENOENT;
+	tree_name(src, key, name, sizeof(name));
+	fd = openat(src->cache_dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(*h) ||
+	    st.st_uid != geteuid()) {
+		close(fd);
+		return -EINVAL;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return -errno;
+	h = map;
+	if (memcmp(h->magic, SYMTREE_MAGIC, 8) || h->version != SYMTREE_VERSION || h->hdr_size != sizeof(*h) ||
+	    h->key != key || h->uncertain > 1 || h->root > h->nnodes || (h->uncertain && h->nnodes) ||
+	    (uint64_t)st.st_size != sizeof(*h) + ((uint64_t)h->nnodes + 1) * sizeof(struct symtree_node) ||
+	    symindex_checksum((const char *)map + sizeof(*h), (size_t)st.st_size - sizeof(*h)) != h->checksum) {
+		munmap(map, (size_t)st.st_size);
+		return -EINVAL;
+	}
+	T->map = map;
+	T->map_size = (size_t)st.st_size;
+	T->h = h;
+	T->n = (const void *)(h + 1);
+	return 0;
+}
+
+/* rbs_find() on a mapped tree; -1 if a link is out of bounds or the walk is
+ * deeper than a red-black tree of 2^32 nodes can be (a damaged file). */
+static int tree_find(const struct symtree *T, uint64_t ip, uint32_t *out)
+{
+	uint32_t x = T->h->root, depth = 0;
+
+	while (x) {
+		const struct symtree_node *N;
+
+		if (x > T->h->nnodes || ++depth > 2 * 32 + 2)
+			return -1;
+		N = &T->n[x];
+		if (ip < N->start)
+			x = N->left;
+		else if (ip > N->end || (ip == N->end && ip != N->start))
+			x = N->right;
+		else
+			break;
+	}
+	*out = x;
+	return 0;
+}
+
+/* Write S's final tree (or, @uncertain, only that verdict) to the cache:
+ * temp file, renamed into place. Failures are silent: the next run replays. */
+static void tree_save(const struct sim *S, const struct symidx_src *src, uint64_t key, int uncertain)
+{
+	struct symtree_hdr *h;
+	struct symtree_node *out;
+	uint32_t live = 0, x, i, cnt;
+	char tmpname[96], name[128];
+	size_t size;
+	void *map;
+	int fd;
+
+	if (src->cache_dirfd < 0)
+		return;
+	if (!uncertain)
+		for (x = rbs_first(&S->t); x; x = rbs_next(&S->t, x))
+			live++;
+	size = sizeof(*h) + ((size_t)live + 1) * sizeof(*out);
+	fd = make_backing(src, size, tmpname, sizeof(tmpname));
+	if (fd < 0)
+		return;
+	if (!tmpname[0]) {          /* memfd: no cache file to keep */
+		close(fd);
+		return;
+	}
+	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		unlinkat(src->cache_dirfd, tmpname, 0);
+		close(fd);
+		return;
+	}
+	h = map;
+	out = (void *)(h + 1);
+	memset(out, 0, sizeof(*out));
+	/* breadth-first renumbering; a queued node's sim index waits in its
+	 * .left until the node is filled in */
+	cnt = 0;
+	if (live && S->t.root)
+		out[++cnt].left = S->t.root;
+	for (i = 1; i <= cnt; i++) {
+		const struct rbs_node *N = &S->t.n[out[i].left];
+
+		out[i].start = N->start;
+		out[i].end = N->end;
+		out[i].id = N->id;
+		out[i].left = out[i].right = 0;
+		if (N->left) {
+			out[++cnt].left = N->left;
+			out[i].left = cnt;
+		}
+		if (N->right) {
+			out[++cnt].left = N->right;
+			out[i].right = cnt;
+		}
+	}
+	memset(h, 0, sizeof(*h));
+	memcpy(h->magic, SYMTREE_MAGIC, 8);
+	h->version = SYMTREE_VERSION;
+	h->hdr_size = sizeof(*h);
+	h->key = key;
+	h->nnodes = cnt;
+	h->root = cnt ? 1 : 0;
+	h->uncertain = (uint32_t)!!uncertain;
+	h->checksum = symindex_checksum(out, size - sizeof(*h));
+	munmap(map, size);
+	tree_name(src, key, name, sizeof(name));
+	if (cnt != live || renameat(src->cache_dirfd, tmpname, src->cache_dirfd, name) < 0)
+		unlinkat(src->cache_dirfd, tmpname, 0);
+	close(fd);
+}
+
+/*
+ * full_answers - perf's answer with the whole table for each address
+ * (ans: node id or SIM_NULL, ans_start: that node's start): from the
+ * cached tree, else by replaying the full load (and caching its shape).
+ * Returns 0, 1 if perf's duplicate choice needs names symlazy cannot
+ * mirror, or -errno.
+ */
+static int full_answers(const struct symidx *idx, const struct symidx_src *src,
+			const struct symidx_layout *lay, const uint64_t *addrs, size_t naddrs,
+			uint64_t *ans, uint64_t *ans_start)
+{
+	uint64_t key = tree_key(idx, src);
+	struct symtree T;
+	struct sim S;
+	size_t a;
+	int r;
+
+	if (tree_open(src, key, &T) == 0) {
+		r = T.h->uncertain;
+		for (a = 0; a < naddrs && !r; a++) {
+			uint32_t x;
+
+			if (tree_find(&T, addrs[a], &x) < 0)
+				break;
+			ans[a] = x ? T.n[x].id : SIM_NULL;
+			ans_start[a] = x ? T.n[x].start : 0;
+		}
+		munmap(T.map, T.map_size);
+		if (r || a == naddrs)
+			return r;
+		/* damaged links: replay (and overwrite the file) */
+	}
+	r = sim_build(&S, idx, src, lay, NULL, 0);
+	if (r >= 0) {
+		tree_save(&S, src, key, r > 0);
+		if (r == 0)
+			sim_answers(&S, addrs, naddrs, ans, ans_start);
+	}
+	sim_free(&S);
+	return r;
+}
+
+static int entry_order(const void *pa, const void *pb, void *ctx)
+{
+	const struct symidx_entry *e = ctx;
+	const struct symidx_entry *a = &e[*(const uint32_t *)pa], *b = &e[*(const uint32_t *)pb];
+
+	if (a->table != b->table)
+		return a->table < b->table ? -1 : 1;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+/* The reduced load: the entries of the kept groups in insertion order
+ * (O(kept), not a pass over the whole table). */
+static int sim_reduced(const struct symidx *idx, const struct symidx_src *src,
+		       const struct symidx_layout *lay, const uint8_t *kept, uint32_t nkept_groups,
+		       const uint64_t *addrs, size_t naddrs, uint64_t *ans)
+{
+	uint32_t *ents, n = 0, cap = 0, i, k;
+	struct sim S;
+	int r;
+
+	for (i = 0; i < idx->ngroups; i++)
+		if (BIT_TEST(kept, i))
+			cap += idx->groups[i].n;
+	(void)nkept_groups;
+	ents = malloc(((size_t)cap + 1) * sizeof(*ents));
+	if (!ents)
+		return -ENOMEM;
+	for (i = 0; i < idx->ngroups; i++)
+		if (BIT_TEST(kept, i))
+			for (k = idx->groups[i].first; k < idx->groups[i].first + idx->groups[i].n; k++)
+				ents[n++] = k;
+	qsort_r(ents, n, sizeof(*ents), entry_order, (void *)idx->entries);
+	r = sim_build(&S, idx, src, lay, ents, n);
+	if (r == 0)
+		sim_answers(&S, addrs, naddrs, ans, NULL);
+	sim_free(&S);
+	free(ents);
+	return r;
 }
 
 int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
@@ -998,7 +1348,7 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 		  uint8_t *keep_symtab, uint8_t *keep_dynsym,
 		  uint32_t *kept_groups, char *why, size_t whysz)
 {
-	uint8_t *kept, *keep[2] = { keep_symtab, keep_dynsym };
+	uint8_t *kept;
 	uint32_t *stack = NULL, sp = 0, cap = 0, nk = 0, i;
 	uint64_t *full = NULL, *fstart = NULL, *red = NULL;
 	size_t a, namb = 0, first_amb = 0;
@@ -1047,7 +1397,7 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 			ret = -ENOMEM;
 			goto out;
 		}
-		r = sim_run(idx, src, lay, NULL, addrs, naddrs, full, fstart);
+		r = full_answers(idx, src, lay, addrs, naddrs, full, fstart);
 		if (r != 0) {
 			if (r > 0)
 				snprintf(why + strlen(why), whysz - strlen(why), "; duplicate choice needs demangled names");
@@ -1106,7 +1456,7 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 			ret = -ENOMEM;
 			goto out;
 		}
-		r = sim_run(idx, src, lay, keep, addrs, naddrs, red, NULL);
+		r = sim_reduced(idx, src, lay, kept, nk, addrs, naddrs, red);
 		if (r != 0) {
 			ret = r < 0 ? r : 1;
 			goto out;

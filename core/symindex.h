@@ -88,6 +88,7 @@ struct symidx {
 	int unmodelable;            /* perf would abort the pass or we can't model it */
 	char why[96];               /* reason when unmodelable */
 	int from_cache;             /* 1 if mapped from an existing cache file */
+	uint64_t key;               /* identity of the index (file name, tree cache) */
 };
 
 struct symidx_src {

@@ -75,6 +75,11 @@ struct data_ent {
 	struct scan_stats *st;       /* of the current scan */
 	struct budget_plan bp;       /* PM_BUDGET: cut and zero-size overrides */
 	uint32_t bp_cursor;
+	/* PM_LAZY: the keep bitmap of this table, owned by the elf_ent of
+	 * d->elf (freed only together with this entry: shim_forget_elf and
+	 * the stale-pointer path of shim_track_elf drop both) */
+	const uint8_t *keep;
+	uint32_t nkeep;
 	UT_hash_handle hh;
 };
 
@@ -82,6 +87,7 @@ static struct symlazy_config cfg;
 static int inert = 1;
 static int ok_real;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+static atomic_int setup_done;        /* setup() has returned: ok_real is final */
 static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
 static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct elf_ent *elves;
@@ -403,6 +409,7 @@ on:
 }
 
 static void report_stats(void);
+static void stats_append(struct scan_stats *s);
 
 static void setup(void)
 {
@@ -425,9 +432,14 @@ static void setup(void)
 		atexit(report_stats);
 }
 
+/* Called on every interposed libelf call (perf makes one gelf_getsym call
+ * per symbol of every table it scans): after set-up one acquire load. */
 int shim_ready(void)
 {
+	if (__builtin_expect(atomic_load_explicit(&setup_done, memory_order_acquire), 1))
+		return ok_real;
 	pthread_once(&once, setup);
+	atomic_store_explicit(&setup_done, 1, memory_order_release);
 	return ok_real;
 }
 
@@ -494,7 +506,20 @@ void shim_track_elf(Elf *elf, int fd, int mmapped)
 	pthread_rwlock_wrlock(&lock);
 	HASH_FIND_PTR(elves, &elf, old);
 	if (old) {             /* stale entry: pointer reused without our elf_end */
+		struct data_ent *d, *tmp;
+
 		HASH_DEL(elves, old);
+		/* the old Elf's data handles died with it, and they point at
+		 * old->keep: forget them too (as shim_forget_elf does) */
+		HASH_ITER(hh, datas, d, tmp) {
+			if (d->elf == elf) {
+				HASH_DEL(datas, d);
+				stats_append(d->st);
+				free(d->bp.over);
+				free(d);
+			}
+		}
+		atomic_fetch_add(&generation, 1);
 		free(old->keep[0]);
 		free(old->keep[1]);
 		free(old);
@@ -842,6 +867,8 @@ static void begin_scan(struct data_ent *d, uintptr_t site)
 	int filterable = !is_perf || site_in_exe(site);
 
 	d->mode = PM_EAGER;
+	d->keep = NULL;
+	d->nkeep = 0;
 	d->st = s;
 	if (s) {
 		s->table = d->table ? "dynsym" : "symtab";
@@ -889,6 +916,8 @@ static void begin_scan(struct data_ent *d, uintptr_t site)
 			make_lazy_plan(e);
 		if (e->plan_mode == PM_LAZY) {
 			d->mode = PM_LAZY;
+			d->keep = e->keep[d->table];
+			d->nkeep = e->nkeep[d->table];
 			if (s)
 				s->mode = "lazy";
 		} else if (s) {
@@ -1007,9 +1036,7 @@ void shim_filter_sym(Elf_Data *data, int ndx, GElf_Sym *dst, Elf32_Word *xshndx,
 			dst->st_size = d->bp.over[d->bp_cursor].size;
 		break;
 	case PM_LAZY: {
-		struct elf_ent *e = find_elf(d->elf);
-		int keep = e && e->keep[d->table] && (uint32_t)ndx < e->nkeep[d->table] &&
-			   BIT_TEST(e->keep[d->table], (uint32_t)ndx);
+		int keep = d->keep && (uint32_t)ndx < d->nkeep && BIT_TEST(d->keep, (uint32_t)ndx);
 
 		if (!keep) {
 			if (perf_candidate(dst) && d->st)
