@@ -778,6 +778,8 @@ uint32_t symindex_find(const struct symidx *idx, uint64_t addr)
 #define SIM_NULL UINT64_MAX
 #define SIM_PLT  (2ull << 32)
 
+struct pname;
+
 struct sim {
 	const struct symidx *idx;
 	const struct symidx_src *src;
@@ -787,6 +789,9 @@ struct sim {
 	size_t map_size;
 	int heap;                   /* map is calloc'ed (small), else a memfd mapping */
 	uint32_t nk;                /* symbol nodes (PLT nodes follow) */
+	struct sim_cand *cand;      /* deferred choices: lists, 1-based */
+	uint32_t ncand;
+	struct pname *pn;           /* PNAME_SLOTS memoized names, or NULL */
 };
 
 static const char *sim_name(const struct sim *S, uint64_t id)
@@ -863,44 +868,250 @@ static int underscores(const char *n)
 
 static int choose_names(const char *na, const char *nb);
 
-/* choose_best_symbol() of tools/perf/util/symbol.c: 0 = keep a, 1 = keep b. */
-static int sim_choose(struct sim *S, uint32_t a, uint32_t b)
-{
-	const struct rbs_node *A = &S->t.n[a], *B = &S->t.n[b];
-	int64_t la = (int64_t)(A->end - A->start), lb = (int64_t)(B->end - B->start);
-	const char *na, *nb;
+/*
+ * Deferred duplicate choices.
+ *
+ * perf's choice between two symbols with one start (choose_best_symbol)
+ * ends, when length class and binding tie, in a comparison of the names
+ * perf stores - demangled names. Demangling both is most of the cost of a
+ * full replay (node: 13.6k such pairs, mostly C1/C2 constructor and D1/D2
+ * destructor aliases, 194M of the 342M instructions). Which of the two
+ * survives changes only that node's identity, not the tree, in the cases
+ * where erasing either one leaves the same keyed shape and colours, and the
+ * identity matters only if an address is answered by that node. So such a
+ * choice is recorded instead of made: the node keeps its slot and a list of
+ * candidates in comparison order, and the choice is made (the list folded
+ * with the same comparisons perf makes, in the same order) when the node
+ * answers an address or takes part in a comparison that needs its name.
+ *
+ * When erasing curr or next gives the same tree (lib/rbtree.c rb_erase,
+ * next being curr's in-order successor with the same key):
+ *   - curr has a right child: next is the leftmost node of that subtree;
+ *     erasing curr moves next into curr's place with curr's colour and
+ *     removes next's old place exactly as erasing next does (its one child,
+ *     necessarily red, turns black either way; the same rebalancing starts
+ *     at the same position otherwise). If curr has no left child, its right
+ *     child is a red leaf, which is next: either erase leaves one black node.
+ *   - curr has no right child and next none either: next's only child is a
+ *     red leaf, which is curr: either erase leaves one black node.
+ *   - curr has no right child and next has two children: erasing next moves
+ *     next's successor (another key) up, erasing curr does not: the shapes
+ *     differ, the choice is made now.
+ * Deferring also needs the ends of the two to be equal (perf's lookups and
+ * symbols__fixup_end read the survivor's end) - length class and binding
+ * class (weak / global / other) then tie for every candidate of the list,
+ * so later comparisons that are decided before names need no choice either.
+ */
+struct sim_cand {
+	uint64_t id;
+	uint32_t next, tail;        /* tail: valid in a list's first element */
+};
 
-	if (lb == 0 && la > 0)
+#define NODE_BIND(N) ((uint32_t)(N)->aux)
+#define NODE_PEND(N) ((uint32_t)((N)->aux >> 32))
+
+/*
+ * What choose_best_symbol() reads of the name perf stores for a raw name:
+ * leading underscores, length, the "SyS" / "compat_SyS" prefix (x86
+ * arch__choose_best_symbol); unc: perf's name cannot be mirrored. Memoized
+ * by raw name (direct-mapped, in the replay's scratch): .symtab and
+ * .dynsym copies of a symbol, and a survivor compared again, demangle once.
+ */
+struct pname {
+	uint64_t h;
+	const char *raw;
+	uint32_t u, len;
+	uint8_t sys, unc, valid;
+};
+#define PNAME_SLOTS 4096u
+
+static void pname_of(struct sim *S, const char *raw, struct pname *out)
+{
+	uint64_t h = fnv1a(0xcbf29ce484222325ull, raw, strlen(raw));
+	struct pname *slot = S->pn ? &S->pn[h & (PNAME_SLOTS - 1)] : NULL;
+	const char *n;
+	char *d;
+	int unc = 0;
+
+	if (slot && slot->valid && slot->h == h && !strcmp(slot->raw, raw)) {
+		*out = *slot;
+		return;
+	}
+	d = perf_name(raw, S->src->demangle, &unc);
+	n = d ? d : raw;
+	out->h = h;
+	out->raw = raw;
+	out->u = (uint32_t)underscores(n);
+	out->len = (uint32_t)strlen(n);
+	out->sys = (out->len >= 3 && !strncmp(n, "SyS", 3)) || (out->len >= 10 && !strncmp(n, "compat_SyS", 10));
+	out->unc = (uint8_t)unc;
+	out->valid = 1;
+	free(d);
+	if (slot)
+		*slot = *out;
+}
+
+/* choose_names() on summaries */
+static int choose_pnames(const struct pname *a, const struct pname *b)
+{
+	if (b->u > a->u)
 		return 0;
-	if (la == 0 && lb > 0)
+	if (a->u > b->u)
 		return 1;
-	if ((B->aux == STB_WEAK) && !(A->aux == STB_WEAK))
+	if (a->len > b->len)
 		return 0;
-	if ((A->aux == STB_WEAK) && !(B->aux == STB_WEAK))
+	if (a->len < b->len)
 		return 1;
-	if ((A->aux == STB_GLOBAL) && !(B->aux == STB_GLOBAL))
-		return 0;
-	if ((B->aux == STB_GLOBAL) && !(A->aux == STB_GLOBAL))
-		return 1;
-	na = sim_name(S, A->id);
-	nb = sim_name(S, B->id);
+	return a->sys;
+}
+
+/* The name stage of choose_best_symbol() for symbols @ia (curr) and @ib
+ * (next): 0 = keep a, 1 = keep b. Sets S->uncertain where perf's names
+ * cannot be mirrored. */
+static int sim_choose_names(struct sim *S, uint64_t ia, uint64_t ib)
+{
+	const char *na = sim_name(S, ia), *nb = sim_name(S, ib);
+
 	if (!na || !nb) {
 		S->uncertain = 1;
 		return 0;
 	}
 	if (strcmp(na, nb)) {
-		int unc = 0, r;
-		char *da = perf_name(na, S->src->demangle, &unc);
-		char *db = perf_name(nb, S->src->demangle, &unc);
+		struct pname pa, pb;
 
-		r = unc ? 0 : choose_names(da ? da : na, db ? db : nb);
-		if (unc)
+		pname_of(S, na, &pa);
+		pname_of(S, nb, &pb);
+		if (pa.unc || pb.unc) {
 			S->uncertain = 1;
-		free(da);
-		free(db);
-		return r;
+			return 0;
+		}
+		return choose_pnames(&pa, &pb);
 	}
 	return choose_names(na, nb);
+}
+
+/* No name perf could store for @raw starts with "SyS" (or "compat_SyS"):
+ * libiberty's C++ output starts with an identifier copied from the
+ * mangled name or with a fixed string (none starts "SyS"); escapes that
+ * can make other characters ('$' in legacy Rust and OCaml names, Rust v0
+ * "_R" names) are excluded. */
+static int sys_free(const char *raw)
+{
+	return !strstr(raw, "SyS") && !strchr(raw, '$') && !(raw[0] == '_' && raw[1] == 'R');
+}
+
+/*
+ * A pending node @a against @b whose raw name is one of a's candidates':
+ * perf keeps a's survivor. Without the "SyS" tie rule, perf's fold keeps
+ * the later candidate only if strictly better (fewer leading underscores,
+ * else a longer name), so its survivor is at least as good as every
+ * candidate; b has the same stored name as one of them, so it is not
+ * strictly better, and a tie keeps a. 1 if that applies.
+ */
+static int copy_of_candidate(struct sim *S, const struct rbs_node *A, uint64_t ib)
+{
+	const char *nb = sim_name(S, ib);
+	uint32_t q;
+	int found = 0;
+
+	if (!nb || !sys_free(nb))
+		return 0;
+	for (q = NODE_PEND(A); q; q = S->cand[q].next) {
+		const char *n = sim_name(S, S->cand[q].id);
+
+		if (!n || !sys_free(n))
+			return 0;
+		found |= !strcmp(n, nb);
+	}
+	return found;
+}
+
+/* Fold a candidate list (comparison order) as perf chose along it. */
+static uint64_t fold_names(struct sim *S, const uint64_t *ids, uint32_t n)
+{
+	uint64_t s = ids[0];
+	uint32_t i;
+
+	for (i = 1; i < n; i++)
+		if (sim_choose_names(S, s, ids[i]))
+			s = ids[i];
+	return s;
+}
+
+/* Identity of node @x, making its deferred choice if it has one. */
+static uint64_t sim_resolve(struct sim *S, uint32_t x)
+{
+	struct rbs_node *N = &S->t.n[x];
+	uint32_t p = NODE_PEND(N), q;
+	uint64_t s;
+
+	if (!p)
+		return N->id;
+	s = S->cand[p].id;
+	for (q = S->cand[p].next; q; q = S->cand[q].next)
+		if (sim_choose_names(S, s, S->cand[q].id))
+			s = S->cand[q].id;
+	N->id = s;
+	N->aux = NODE_BIND(N);      /* the binding class is the list's */
+	return s;
+}
+
+#define CHOOSE_DEFER 2
+
+/* choose_best_symbol() of tools/perf/util/symbol.c for curr @a and its
+ * successor @b: 0 = keep a, 1 = keep b, CHOOSE_DEFER = the tree is the same
+ * either way and only the names decide (see above). */
+static int sim_choose(struct sim *S, uint32_t a, uint32_t b)
+{
+	const struct rbs_node *A = &S->t.n[a], *B = &S->t.n[b];
+	int64_t la = (int64_t)(A->end - A->start), lb = (int64_t)(B->end - B->start);
+	uint32_t ba = NODE_BIND(A), bb = NODE_BIND(B);
+
+	if (lb == 0 && la > 0)
+		return 0;
+	if (la == 0 && lb > 0)
+		return 1;
+	if ((bb == STB_WEAK) && !(ba == STB_WEAK))
+		return 0;
+	if ((ba == STB_WEAK) && !(bb == STB_WEAK))
+		return 1;
+	if ((ba == STB_GLOBAL) && !(bb == STB_GLOBAL))
+		return 0;
+	if ((bb == STB_GLOBAL) && !(ba == STB_GLOBAL))
+		return 1;
+	if (NODE_PEND(B))
+		sim_resolve(S, b);      /* not reached: next is always a fresh node */
+	if (!NODE_PEND(A)) {
+		const char *na = sim_name(S, A->id), *nb = sim_name(S, B->id);
+
+		if (na && nb && !strcmp(na, nb))
+			return choose_names(na, nb);    /* same raw name: no demangling */
+	} else if (copy_of_candidate(S, A, B->id)) {
+		return 0;               /* e.g. the .dynsym copy of a C1/C2 pair */
+	}
+	if (A->end == B->end && (A->right || !B->right))
+		return CHOOSE_DEFER;
+	return sim_choose_names(S, sim_resolve(S, a), B->id);
+}
+
+/* Record curr @a's choice against @b as pending (b is then erased). */
+static void sim_defer(struct sim *S, uint32_t a, uint32_t b)
+{
+	struct rbs_node *A = &S->t.n[a];
+	uint32_t p = NODE_PEND(A), c;
+
+	if (!p) {
+		p = ++S->ncand;
+		S->cand[p].id = A->id;
+		S->cand[p].next = 0;
+		S->cand[p].tail = p;
+		A->aux = NODE_BIND(A) | (uint64_t)p << 32;
+	}
+	c = ++S->ncand;
+	S->cand[c].id = S->t.n[b].id;
+	S->cand[c].next = 0;
+	S->cand[S->cand[p].tail].next = c;
+	S->cand[p].tail = c;
 }
 
 /* The name rules of choose_best_symbol(): 0 = keep a, 1 = keep b. */
@@ -930,6 +1141,7 @@ static int choose_names(const char *na, const char *nb)
 static void sim_fixup_duplicate(struct sim *S)
 {
 	uint32_t nd = rbs_first(&S->t), curr, next;
+	int r;
 
 	while (nd) {
 		curr = nd;
@@ -940,7 +1152,12 @@ again:
 			break;
 		if (S->t.n[curr].start != S->t.n[next].start)
 			continue;
-		if (sim_choose(S, curr, next) == 0) {
+		r = sim_choose(S, curr, next);
+		if (r == CHOOSE_DEFER) {
+			sim_defer(S, curr, next);
+			r = 0;              /* the same tree as either choice */
+		}
+		if (r == 0) {
 			rbs_erase(&S->t, next);
 			goto again;
 		} else {
@@ -975,7 +1192,7 @@ static int sim_build(struct sim *S, const struct symidx *idx, const struct symid
 		     const struct symidx_layout *lay, const uint32_t *ents, uint32_t nk)
 {
 	const struct symidx_entry *e = idx->entries;
-	uint32_t i, nodes, *perm, nr[2] = { 0, 0 }, k, nslots = 0;
+	uint32_t i, nodes, *perm, nr[2] = { 0, 0 }, k, nslots = 0, npn;
 	int fd, t;
 
 	memset(S, 0, sizeof(*S));
@@ -986,7 +1203,12 @@ static int sim_build(struct sim *S, const struct symidx *idx, const struct symid
 		nslots = idx->nsymtab + idx->ndynsym;
 	}
 	nodes = nk + (lay->plt_ok ? lay->nplt_rel : 0) + 1;
-	S->map_size = (size_t)nodes * sizeof(struct rbs_node) + ((size_t)nk + nslots) * sizeof(uint32_t) + 64;
+	/* nodes, deferred-choice lists (one element per erased node plus one
+	 * per list: at most 2 nk), the name memo where it pays, then the
+	 * insertion permutation */
+	npn = nk >= PNAME_SLOTS / 4 ? PNAME_SLOTS : 0;
+	S->map_size = (size_t)nodes * sizeof(struct rbs_node) + (2 * (size_t)nk + 2) * sizeof(struct sim_cand) +
+		      (size_t)npn * sizeof(struct pname) + ((size_t)nk + nslots) * sizeof(uint32_t) + 64;
 	S->heap = S->map_size <= SIM_HEAP_MAX;
 	if (S->heap) {
 		if (!(S->map = calloc(1, S->map_size)))
@@ -1009,12 +1231,15 @@ static int sim_build(struct sim *S, const struct symidx *idx, const struct symid
 	S->t.n = S->map;
 	S->t.root = 0;
 	S->nk = nk;
+	S->cand = (struct sim_cand *)(void *)(S->t.n + nodes);
+	if (npn)
+		S->pn = (struct pname *)(void *)(S->cand + 2 * (size_t)nk + 2);
 	if (!ents) {
 		/* insertion order of the whole table by placing each entry at its
 		 * table slot: O(n), no sort (the scratch starts zeroed) */
 		uint32_t *slot;
 
-		perm = (uint32_t *)(S->t.n + nodes);
+		perm = (uint32_t *)(void *)(S->pn ? S->pn + npn : (struct pname *)(void *)(S->cand + 2 * (size_t)nk + 2));
 		slot = perm + nk;
 		for (i = 0; i < idx->nentries; i++)
 			slot[(e[i].table ? idx->nsymtab : 0) + e[i].idx] = i + 1;
@@ -1056,19 +1281,21 @@ static int sim_build(struct sim *S, const struct symidx *idx, const struct symid
 	return S->uncertain ? 1 : 0;
 }
 
-/* perf's answer (node id, SIM_NULL) and its start for each address. */
-static void sim_answers(const struct sim *S, const uint64_t *addrs, size_t naddrs,
-			uint64_t *ans, uint64_t *ans_start)
+/* perf's answer (node id, SIM_NULL) and its start for each address: 0, or
+ * 1 if a deferred choice met names that cannot be mirrored. */
+static int sim_answers(struct sim *S, const uint64_t *addrs, size_t naddrs,
+		       uint64_t *ans, uint64_t *ans_start)
 {
 	size_t a;
 
 	for (a = 0; a < naddrs; a++) {
 		uint32_t x = rbs_find(&S->t, addrs[a]);
 
-		ans[a] = x ? S->t.n[x].id : SIM_NULL;
+		ans[a] = x ? sim_resolve(S, x) : SIM_NULL;
 		if (ans_start)
 			ans_start[a] = x ? S->t.n[x].start : 0;
 	}
+	return S->uncertain ? 1 : 0;
 }
 
 /* ---- perf's full tree, cached ------------------------------------------
@@ -1080,11 +1307,13 @@ static void sim_answers(const struct sim *S, const uint64_t *addrs, size_t naddr
  * instead of replaying every insertion (node: 181k symbols, 340M
  * instructions of replay per perf run). Only the search structure is
  * stored: start, end, id and the two children of each live node, in
- * breadth-first order (index 0 = none). A file whose replay hit a
+ * breadth-first order (index 0 = none); a node whose duplicate choice was
+ * deferred has id SIM_PEND | o, its candidates being pool[o+1 .. o+pool[o]],
+ * and the choice is made when it answers. A file whose replay hit a
  * name-dependent choice symlazy cannot mirror stores only that verdict.
  */
 #define SYMTREE_MAGIC   "SYMLZTR\0"
-#define SYMTREE_VERSION 1u
+#define SYMTREE_VERSION 2u
 
 struct symtree_hdr {
 	char magic[8];
@@ -1092,7 +1321,8 @@ struct symtree_hdr {
 	uint64_t key;               /* tree_key(): index key, demangling, version */
 	uint64_t checksum;          /* symindex_checksum of the nodes */
 	uint32_t nnodes, root;      /* nodes[1..nnodes]; root 0 = empty */
-	uint32_t uncertain, pad;    /* 1: the replay needs names we cannot mirror */
+	uint32_t uncertain;         /* 1: the replay needs names we cannot mirror */
+	uint32_t npool;             /* uint64_t words of candidate lists after the nodes */
 };
 
 struct symtree_node {
@@ -1105,7 +1335,10 @@ struct symtree {
 	size_t map_size;
 	const struct symtree_hdr *h;
 	const struct symtree_node *n;   /* n[0] unused */
+	const uint64_t *pool;
 };
+
+#define SIM_PEND (4ull << 32)
 
 static uint64_t tree_key(const struct symidx *idx, const struct symidx_src *src)
 {
@@ -1154,7 +1387,8 @@ static int tree_open(const struct symidx_src *src, uint64_t key, struct symtree 
 	h = map;
 	if (memcmp(h->magic, SYMTREE_MAGIC, 8) || h->version != SYMTREE_VERSION || h->hdr_size != sizeof(*h) ||
 	    h->key != key || h->uncertain > 1 || h->root > h->nnodes || (h->uncertain && h->nnodes) ||
-	    (uint64_t)st.st_size != sizeof(*h) + ((uint64_t)h->nnodes + 1) * sizeof(struct symtree_node) ||
+	    (uint64_t)st.st_size != sizeof(*h) + ((uint64_t)h->nnodes + 1) * sizeof(struct symtree_node) +
+				    (uint64_t)h->npool * sizeof(uint64_t) ||
 	    symindex_checksum((const char *)map + sizeof(*h), (size_t)st.st_size - sizeof(*h)) != h->checksum) {
 		munmap(map, (size_t)st.st_size);
 		return -EINVAL;
@@ -1163,6 +1397,7 @@ static int tree_open(const struct symidx_src *src, uint64_t key, struct symtree 
 	T->map_size = (size_t)st.st_size;
 	T->h = h;
 	T->n = (const void *)(h + 1);
+	T->pool = (const void *)(T->n + h->nnodes + 1);
 	return 0;
 }
 
@@ -1195,7 +1430,8 @@ static void tree_save(const struct sim *S, const struct symidx_src *src, uint64_
 {
 	struct symtree_hdr *h;
 	struct symtree_node *out;
-	uint32_t live = 0, x, i, cnt;
+	uint64_t *pool;
+	uint32_t live = 0, npool = 0, x, i, cnt, o = 0;
 	char tmpname[96], name[128];
 	size_t size;
 	void *map;
@@ -1204,9 +1440,15 @@ static void tree_save(const struct sim *S, const struct symidx_src *src, uint64_
 	if (src->cache_dirfd < 0)
 		return;
 	if (!uncertain)
-		for (x = rbs_first(&S->t); x; x = rbs_next(&S->t, x))
+		for (x = rbs_first(&S->t); x; x = rbs_next(&S->t, x)) {
+			uint32_t q;
+
 			live++;
-	size = sizeof(*h) + ((size_t)live + 1) * sizeof(*out);
+			if (NODE_PEND(&S->t.n[x]))
+				for (npool++, q = NODE_PEND(&S->t.n[x]); q; q = S->cand[q].next)
+					npool++;
+		}
+	size = sizeof(*h) + ((size_t)live + 1) * sizeof(*out) + (size_t)npool * sizeof(uint64_t);
 	fd = make_backing(src, size, tmpname, sizeof(tmpname));
 	if (fd < 0)
 		return;
@@ -1222,6 +1464,7 @@ static void tree_save(const struct sim *S, const struct symidx_src *src, uint64_
 	}
 	h = map;
 	out = (void *)(h + 1);
+	pool = (void *)(out + live + 1);
 	memset(out, 0, sizeof(*out));
 	/* breadth-first renumbering; a queued node's sim index waits in its
 	 * .left until the node is filled in */
@@ -1235,6 +1478,14 @@ static void tree_save(const struct sim *S, const struct symidx_src *src, uint64_
 		out[i].end = N->end;
 		out[i].id = N->id;
 		out[i].left = out[i].right = 0;
+		if (NODE_PEND(N) && o < npool) {
+			uint32_t q, c = o++;
+
+			out[i].id = SIM_PEND | c;
+			for (q = NODE_PEND(N); q && o < npool; q = S->cand[q].next)
+				pool[o++] = S->cand[q].id;
+			pool[c] = o - c - 1;
+		}
 		if (N->left) {
 			out[++cnt].left = N->left;
 			out[i].left = cnt;
@@ -1252,10 +1503,11 @@ static void tree_save(const struct sim *S, const struct symidx_src *src, uint64_
 	h->nnodes = cnt;
 	h->root = cnt ? 1 : 0;
 	h->uncertain = (uint32_t)!!uncertain;
+	h->npool = npool;
 	h->checksum = symindex_checksum(out, size - sizeof(*h));
 	munmap(map, size);
 	tree_name(src, key, name, sizeof(name));
-	if (cnt != live || renameat(src->cache_dirfd, tmpname, src->cache_dirfd, name) < 0)
+	if (cnt != live || o != npool || renameat(src->cache_dirfd, tmpname, src->cache_dirfd, name) < 0)
 		unlinkat(src->cache_dirfd, tmpname, 0);
 	close(fd);
 }
@@ -1278,16 +1530,32 @@ static int full_answers(const struct symidx *idx, const struct symidx_src *src,
 	int r;
 
 	if (tree_open(src, key, &T) == 0) {
+		struct sim R;           /* names only, for deferred choices */
+
+		memset(&R, 0, sizeof(R));
+		R.idx = idx;
+		R.src = src;
 		r = T.h->uncertain;
 		for (a = 0; a < naddrs && !r; a++) {
 			uint32_t x;
+			uint64_t id;
 
 			if (tree_find(&T, addrs[a], &x) < 0)
 				break;
-			ans[a] = x ? T.n[x].id : SIM_NULL;
+			id = x ? T.n[x].id : SIM_NULL;
+			if (x && (id >> 32) == (SIM_PEND >> 32)) {
+				uint64_t o = (uint32_t)id;
+
+				if (o >= T.h->npool || T.pool[o] < 2 || T.pool[o] > T.h->npool - o - 1)
+					break;
+				id = fold_names(&R, T.pool + o + 1, (uint32_t)T.pool[o]);
+			}
+			ans[a] = id;
 			ans_start[a] = x ? T.n[x].start : 0;
 		}
 		munmap(T.map, T.map_size);
+		if (R.uncertain)
+			return 1;
 		if (r || a == naddrs)
 			return r;
 		/* damaged links: replay (and overwrite the file) */
@@ -1296,7 +1564,7 @@ static int full_answers(const struct symidx *idx, const struct symidx_src *src,
 	if (r >= 0) {
 		tree_save(&S, src, key, r > 0);
 		if (r == 0)
-			sim_answers(&S, addrs, naddrs, ans, ans_start);
+			r = sim_answers(&S, addrs, naddrs, ans, ans_start);
 	}
 	sim_free(&S);
 	return r;
@@ -1336,7 +1604,7 @@ static int sim_reduced(const struct symidx *idx, const struct symidx_src *src,
 	qsort_r(ents, n, sizeof(*ents), entry_order, (void *)idx->entries);
 	r = sim_build(&S, idx, src, lay, ents, n);
 	if (r == 0)
-		sim_answers(&S, addrs, naddrs, ans, NULL);
+		r = sim_answers(&S, addrs, naddrs, ans, NULL);
 	sim_free(&S);
 	free(ents);
 	return r;
