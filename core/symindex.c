@@ -13,7 +13,7 @@
 #include "symindex.h"
 
 #define SYMIDX_MAGIC   "SYMLZIX\0"
-#define SYMIDX_VERSION 2u
+#define SYMIDX_VERSION 3u
 
 struct symidx_hdr {
 	char magic[8];
@@ -584,7 +584,9 @@ static int build(const struct symidx_src *src, uint64_t key, struct symidx *out)
 			e[n].start = st;
 			e[n].size = s.st_size;
 			e[n].idx = i;
-			e[n].table = t;
+			e[n].table = (uint16_t)t;
+			e[n].bind = (uint8_t)GELF_ST_BIND(s.st_info);
+			e[n].pad = 0;
 			n++;
 		}
 	}
@@ -788,10 +790,11 @@ struct sim {
 	void *map;
 	size_t map_size;
 	int heap;                   /* map is calloc'ed (small), else a memfd mapping */
-	uint32_t nk;                /* symbol nodes (PLT nodes follow) */
+	uint32_t nk, nplt;          /* symbol nodes, then PLT nodes */
 	struct sim_cand *cand;      /* deferred choices: lists, 1-based */
 	uint32_t ncand;
 	struct pname *pn;           /* PNAME_SLOTS memoized names, or NULL */
+	uint8_t *live;              /* live[x]: node x is in the tree */
 };
 
 static const char *sim_name(const struct sim *S, uint64_t id)
@@ -1081,6 +1084,8 @@ static int sim_choose(struct sim *S, uint32_t a, uint32_t b)
 		return 1;
 	if (NODE_PEND(B))
 		sim_resolve(S, b);      /* not reached: next is always a fresh node */
+	if (A->end == B->end && (A->right || !B->right))
+		return CHOOSE_DEFER;    /* no name read at all (most .dynsym copies) */
 	if (!NODE_PEND(A)) {
 		const char *na = sim_name(S, A->id), *nb = sim_name(S, B->id);
 
@@ -1089,8 +1094,6 @@ static int sim_choose(struct sim *S, uint32_t a, uint32_t b)
 	} else if (copy_of_candidate(S, A, B->id)) {
 		return 0;               /* e.g. the .dynsym copy of a C1/C2 pair */
 	}
-	if (A->end == B->end && (A->right || !B->right))
-		return CHOOSE_DEFER;
 	return sim_choose_names(S, sim_resolve(S, a), B->id);
 }
 
@@ -1137,21 +1140,55 @@ static int choose_names(const char *na, const char *nb)
 	return 0;
 }
 
+/*
+ * Node numbering: node x (1-based) is the x-th symbol in index order
+ * (start, table, index), which is the order of perf's tree (equal starts go
+ * right on insert, i.e. stay in insertion order: .symtab by index, then
+ * .dynsym). So the in-order walks of symbols__fixup_end and
+ * symbols__fixup_duplicate are sweeps over the node array, and a subtree -
+ * a range of starts - is a range of memory: the replay's inserts touch a
+ * few cache lines per level instead of one random line per node. The tree
+ * built is the same whatever the numbering (lib/rbtree.c looks at keys and
+ * colours only). live[x]: x is in the tree.
+ */
+static uint32_t next_live(const struct sim *S, uint32_t x)
+{
+	for (x++; x <= S->nk; x++)
+		if (S->live[x])
+			return x;
+	return 0;
+}
+
+/* symbols__fixup_end(is_kallsyms = false) on the live symbol nodes */
+static void sim_fixup_end(struct sim *S)
+{
+	struct rbs_node *n = S->t.n;
+	uint32_t x, prev = 0;
+
+	for (x = next_live(S, 0); x; x = next_live(S, x)) {
+		if (prev && n[prev].end == n[prev].start)
+			n[prev].end = n[x].start;
+		prev = x;
+	}
+	if (prev && n[prev].end == n[prev].start)
+		n[prev].end = (n[prev].start + 4095) / 4096 * 4096 + 4096;
+}
+
 /* symbols__fixup_duplicate() */
 static void sim_fixup_duplicate(struct sim *S)
 {
-	uint32_t nd = rbs_first(&S->t), curr, next;
+	uint32_t curr = next_live(S, 0), next;
 	int r;
 
-	while (nd) {
-		curr = nd;
+	while (curr) {
+		next = next_live(S, curr);
 again:
-		nd = rbs_next(&S->t, curr);
-		next = nd;
-		if (!nd)
+		if (!next)
 			break;
-		if (S->t.n[curr].start != S->t.n[next].start)
+		if (S->t.n[curr].start != S->t.n[next].start) {
+			curr = next;
 			continue;
+		}
 		r = sim_choose(S, curr, next);
 		if (r == CHOOSE_DEFER) {
 			sim_defer(S, curr, next);
@@ -1159,21 +1196,23 @@ again:
 		}
 		if (r == 0) {
 			rbs_erase(&S->t, next);
+			S->live[next] = 0;
+			next = next_live(S, next);
 			goto again;
-		} else {
-			nd = rbs_next(&S->t, curr);
-			rbs_erase(&S->t, curr);
 		}
+		rbs_erase(&S->t, curr);
+		S->live[curr] = 0;
+		curr = next;
 	}
 }
 
 /*
  * sim_build - replay perf's load of the entries @ents[0..@nk) (indices into
- * idx->entries in perf's insertion order: .symtab by index, then .dynsym by
- * index; NULL = every entry) and the PLT symbols into S->t. Scratch memory is
- * a memfd mapping, not heap, except below SIM_HEAP_MAX bytes (a few hundred
- * symbols: five syscalls would cost more than the replay). Returns 0, 1 if a
- * duplicate choice depends on demangled names, or -errno; sim_free() after.
+ * idx->entries, ascending; NULL = every entry) and of the PLT symbols into
+ * S->t. Scratch memory is a memfd mapping, not heap, except below
+ * SIM_HEAP_MAX bytes (a few hundred symbols: five syscalls would cost more
+ * than the replay). Returns 0, 1 if a duplicate choice depends on demangled
+ * names, or -errno; sim_free() after.
  */
 #define SIM_HEAP_MAX (64u << 10)
 
@@ -1188,11 +1227,29 @@ static void sim_free(struct sim *S)
 	S->map = NULL;
 }
 
+struct ins_ctx {
+	const struct symidx_entry *e;
+	const uint32_t *ents;
+};
+
+/* perf's insertion order of two positions of ents[]: (table, index) */
+static int ins_order(const void *pa, const void *pb, void *ctx)
+{
+	const struct ins_ctx *c = ctx;
+	const struct symidx_entry *a = &c->e[c->ents[*(const uint32_t *)pa]];
+	const struct symidx_entry *b = &c->e[c->ents[*(const uint32_t *)pb]];
+
+	if (a->table != b->table)
+		return a->table < b->table ? -1 : 1;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
 static int sim_build(struct sim *S, const struct symidx *idx, const struct symidx_src *src,
 		     const struct symidx_layout *lay, const uint32_t *ents, uint32_t nk)
 {
 	const struct symidx_entry *e = idx->entries;
-	uint32_t i, nodes, *perm, nr[2] = { 0, 0 }, k, nslots = 0, npn;
+	uint32_t i, nodes, *ins, nr[2] = { 0, 0 }, k, nslots = 0, npn;
+	char *p;
 	int fd, t;
 
 	memset(S, 0, sizeof(*S));
@@ -1204,11 +1261,11 @@ static int sim_build(struct sim *S, const struct symidx *idx, const struct symid
 	}
 	nodes = nk + (lay->plt_ok ? lay->nplt_rel : 0) + 1;
 	/* nodes, deferred-choice lists (one element per erased node plus one
-	 * per list: at most 2 nk), the name memo where it pays, then the
-	 * insertion permutation */
+	 * per list: at most 2 nk), the name memo where it pays, the insertion
+	 * order (+ table slots for the whole table), live flags */
 	npn = nk >= PNAME_SLOTS / 4 ? PNAME_SLOTS : 0;
 	S->map_size = (size_t)nodes * sizeof(struct rbs_node) + (2 * (size_t)nk + 2) * sizeof(struct sim_cand) +
-		      (size_t)npn * sizeof(struct pname) + ((size_t)nk + nslots) * sizeof(uint32_t) + 64;
+		      (size_t)npn * sizeof(struct pname) + ((size_t)nk + nslots) * sizeof(uint32_t) + nodes + 64;
 	S->heap = S->map_size <= SIM_HEAP_MAX;
 	if (S->heap) {
 		if (!(S->map = calloc(1, S->map_size)))
@@ -1231,40 +1288,52 @@ static int sim_build(struct sim *S, const struct symidx *idx, const struct symid
 	S->t.n = S->map;
 	S->t.root = 0;
 	S->nk = nk;
-	S->cand = (struct sim_cand *)(void *)(S->t.n + nodes);
-	if (npn)
-		S->pn = (struct pname *)(void *)(S->cand + 2 * (size_t)nk + 2);
+	p = (char *)(S->t.n + nodes);
+	S->cand = (struct sim_cand *)(void *)p;
+	p += (2 * (size_t)nk + 2) * sizeof(struct sim_cand);
+	if (npn) {
+		S->pn = (struct pname *)(void *)p;
+		p += (size_t)npn * sizeof(struct pname);
+	}
+	ins = (uint32_t *)(void *)p;
+	p += ((size_t)nk + nslots) * sizeof(uint32_t);
+	S->live = (uint8_t *)p;
 	if (!ents) {
 		/* insertion order of the whole table by placing each entry at its
 		 * table slot: O(n), no sort (the scratch starts zeroed) */
-		uint32_t *slot;
+		uint32_t *slot = ins + nk;
 
-		perm = (uint32_t *)(void *)(S->pn ? S->pn + npn : (struct pname *)(void *)(S->cand + 2 * (size_t)nk + 2));
-		slot = perm + nk;
 		for (i = 0; i < idx->nentries; i++)
 			slot[(e[i].table ? idx->nsymtab : 0) + e[i].idx] = i + 1;
 		for (i = 0, k = 0; i < nslots; i++)
 			if (slot[i])
-				perm[k++] = slot[i] - 1;
-		ents = perm;
+				ins[k++] = slot[i] - 1;
+	} else {
+		struct ins_ctx c = { e, ents };
+
+		for (i = 0; i < nk; i++)
+			ins[i] = i;
+		qsort_r(ins, nk, sizeof(*ins), ins_order, &c);
 	}
 
 	for (t = 0, k = 0; t < 2; t++) {
-		for (; k < nk && e[ents[k]].table == (uint32_t)t; k++) {
-			const struct symidx_entry *E = &e[ents[k]];
-			struct rbs_node *N = &S->t.n[k + 1];
-			Elf_Data *tab = t ? src->dynsym : src->symtab;
-			GElf_Sym sym;
+		for (; k < nk; k++) {
+			uint32_t x = ins[k] + 1;
+			const struct symidx_entry *E = &e[ents ? ents[ins[k]] : ins[k]];
+			struct rbs_node *N = &S->t.n[x];
 
+			if (E->table != (uint32_t)t)
+				break;
 			N->start = E->start;
 			N->end = E->size ? E->start + E->size : E->start;
 			N->id = ((uint64_t)E->table << 32) | E->idx;
-			N->aux = tab && src->ops->gelf_getsym(tab, (int)E->idx, &sym) ? GELF_ST_BIND(sym.st_info) : 0;
-			rbs_insert(&S->t, k + 1);
+			N->aux = E->bind;
+			rbs_insert(&S->t, x);
+			S->live[x] = 1;
 			nr[t]++;
 		}
 		if (nr[t]) {
-			rbs_fixup_end(&S->t);
+			sim_fixup_end(S);
 			sim_fixup_duplicate(S);
 		}
 	}
@@ -1276,7 +1345,9 @@ static int sim_build(struct sim *S, const struct symidx *idx, const struct symid
 			N->end = lay->plt_entsize ? N->start + lay->plt_entsize : N->start;
 			N->id = SIM_PLT | i;
 			rbs_insert(&S->t, nk + 1 + i);
+			S->live[nk + 1 + i] = 1;
 		}
+		S->nplt = lay->nplt_rel;
 	}
 	return S->uncertain ? 1 : 0;
 }
@@ -1440,9 +1511,11 @@ static void tree_save(const struct sim *S, const struct symidx_src *src, uint64_
 	if (src->cache_dirfd < 0)
 		return;
 	if (!uncertain)
-		for (x = rbs_first(&S->t); x; x = rbs_next(&S->t, x)) {
+		for (x = 1; x <= S->nk + S->nplt; x++) {
 			uint32_t q;
 
+			if (!S->live[x])
+				continue;
 			live++;
 			if (NODE_PEND(&S->t.n[x]))
 				for (npool++, q = NODE_PEND(&S->t.n[x]); q; q = S->cand[q].next)
@@ -1570,18 +1643,8 @@ static int full_answers(const struct symidx *idx, const struct symidx_src *src,
 	return r;
 }
 
-static int entry_order(const void *pa, const void *pb, void *ctx)
-{
-	const struct symidx_entry *e = ctx;
-	const struct symidx_entry *a = &e[*(const uint32_t *)pa], *b = &e[*(const uint32_t *)pb];
-
-	if (a->table != b->table)
-		return a->table < b->table ? -1 : 1;
-	return a->idx < b->idx ? -1 : a->idx > b->idx;
-}
-
-/* The reduced load: the entries of the kept groups in insertion order
- * (O(kept), not a pass over the whole table). */
+/* The reduced load: the entries of the kept groups (O(kept), not a pass
+ * over the whole table). */
 static int sim_reduced(const struct symidx *idx, const struct symidx_src *src,
 		       const struct symidx_layout *lay, const uint8_t *kept, uint32_t nkept_groups,
 		       const uint64_t *addrs, size_t naddrs, uint64_t *ans)
@@ -1601,7 +1664,6 @@ static int sim_reduced(const struct symidx *idx, const struct symidx_src *src,
 		if (BIT_TEST(kept, i))
 			for (k = idx->groups[i].first; k < idx->groups[i].first + idx->groups[i].n; k++)
 				ents[n++] = k;
-	qsort_r(ents, n, sizeof(*ents), entry_order, (void *)idx->entries);
 	r = sim_build(&S, idx, src, lay, ents, n);
 	if (r == 0)
 		r = sim_answers(&S, addrs, naddrs, ans, NULL);

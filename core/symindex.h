@@ -63,7 +63,9 @@ struct symidx_entry {           /* one candidate symbol */
 	uint64_t start;             /* perf's adjusted start */
 	uint64_t size;              /* st_size */
 	uint32_t idx;               /* index in its table */
-	uint32_t table;             /* 0 = .symtab, 1 = .dynsym */
+	uint16_t table;             /* 0 = .symtab, 1 = .dynsym */
+	uint8_t bind;               /* GELF_ST_BIND (perf's duplicate choice) */
+	uint8_t pad;
 };
 
 struct symidx_group {
