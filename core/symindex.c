@@ -780,6 +780,104 @@ uint32_t symindex_find(const struct symidx *idx, uint64_t addr)
 #define SIM_NULL UINT64_MAX
 #define SIM_PLT  (2ull << 32)
 
+/*
+ * A set of node numbers with predecessor / successor queries: one bit per
+ * node, and above it levels of one bit per non-zero word of the level
+ * below, up to a level of one word (6 levels cover 2^32 nodes). Each query
+ * reads one word per level, up and down: a few cache lines, against one
+ * line per tree level for a walk from the root.
+ */
+#define NSET_LEVELS 6
+
+struct nset {
+	uint64_t *w[NSET_LEVELS];
+	uint32_t nlev;
+};
+
+/* Words for @nbits bits (all levels); sets @s's level pointers if @mem. */
+static size_t nset_layout(struct nset *s, uint32_t nbits, uint64_t *mem)
+{
+	size_t total = 0, n = nbits;
+	uint32_t l = 0;
+
+	do {
+		n = (n + 63) / 64;
+		if (mem)
+			s->w[l] = mem + total;
+		total += n;
+		l++;
+	} while (n > 1 && l < NSET_LEVELS);
+	if (mem)
+		s->nlev = l;
+	return total;
+}
+
+static void nset_add(struct nset *s, uint32_t i)
+{
+	uint32_t l;
+
+	for (l = 0; l < s->nlev; l++, i >>= 6) {
+		uint64_t *w = &s->w[l][i >> 6], old = *w;
+
+		*w = old | 1ull << (i & 63);
+		if (old)
+			return;     /* the levels above already have this word */
+	}
+}
+
+static void nset_del(struct nset *s, uint32_t i)
+{
+	uint32_t l;
+
+	for (l = 0; l < s->nlev; l++, i >>= 6) {
+		uint64_t *w = &s->w[l][i >> 6];
+
+		*w &= ~(1ull << (i & 63));
+		if (*w)
+			return;
+	}
+}
+
+/* Smallest member above @i, 0 if none (members are >= 1). */
+static uint32_t nset_succ(const struct nset *s, uint32_t i)
+{
+	uint32_t l = 0;
+	uint64_t m;
+
+	for (;; l++, i >>= 6) {
+		if (l == s->nlev)
+			return 0;
+		m = (i & 63) == 63 ? 0 : s->w[l][i >> 6] & (~0ull << ((i & 63) + 1));
+		if (m) {
+			i = (i & ~63u) | (uint32_t)__builtin_ctzll(m);
+			break;
+		}
+	}
+	while (l-- > 0)
+		i = i << 6 | (uint32_t)__builtin_ctzll(s->w[l][i]);
+	return i;
+}
+
+/* Largest member below @i, 0 if none. */
+static uint32_t nset_pred(const struct nset *s, uint32_t i)
+{
+	uint32_t l = 0;
+	uint64_t m;
+
+	for (;; l++, i >>= 6) {
+		if (l == s->nlev)
+			return 0;
+		m = s->w[l][i >> 6] & ((1ull << (i & 63)) - 1);
+		if (m) {
+			i = (i & ~63u) | (63u - (uint32_t)__builtin_clzll(m));
+			break;
+		}
+	}
+	while (l-- > 0)
+		i = i << 6 | (63u - (uint32_t)__builtin_clzll(s->w[l][i]));
+	return i;
+}
+
 struct pname;
 
 struct sim {
@@ -794,7 +892,7 @@ struct sim {
 	struct sim_cand *cand;      /* deferred choices: lists, 1-based */
 	uint32_t ncand;
 	struct pname *pn;           /* PNAME_SLOTS memoized names, or NULL */
-	uint8_t *live;              /* live[x]: node x is in the tree */
+	struct nset live;           /* symbol nodes in the tree */
 };
 
 static const char *sim_name(const struct sim *S, uint64_t id)
@@ -910,8 +1008,8 @@ struct sim_cand {
 	uint32_t next, tail;        /* tail: valid in a list's first element */
 };
 
-#define NODE_BIND(N) ((uint32_t)(N)->aux)
-#define NODE_PEND(N) ((uint32_t)((N)->aux >> 32))
+#define NODE_BIND(V) ((uint32_t)(V)->aux)      /* of a struct rbs_val */
+#define NODE_PEND(V) ((uint32_t)((V)->aux >> 32))
 
 /*
  * What choose_best_symbol() reads of the name perf stores for a raw name:
@@ -1011,7 +1109,7 @@ static int sys_free(const char *raw)
  * candidate; b has the same stored name as one of them, so it is not
  * strictly better, and a tie keeps a. 1 if that applies.
  */
-static int copy_of_candidate(struct sim *S, const struct rbs_node *A, uint64_t ib)
+static int copy_of_candidate(struct sim *S, const struct rbs_val *A, uint64_t ib)
 {
 	const char *nb = sim_name(S, ib);
 	uint32_t q;
@@ -1044,7 +1142,7 @@ static uint64_t fold_names(struct sim *S, const uint64_t *ids, uint32_t n)
 /* Identity of node @x, making its deferred choice if it has one. */
 static uint64_t sim_resolve(struct sim *S, uint32_t x)
 {
-	struct rbs_node *N = &S->t.n[x];
+	struct rbs_val *N = &S->t.v[x];
 	uint32_t p = NODE_PEND(N), q;
 	uint64_t s;
 
@@ -1066,8 +1164,9 @@ static uint64_t sim_resolve(struct sim *S, uint32_t x)
  * either way and only the names decide (see above). */
 static int sim_choose(struct sim *S, uint32_t a, uint32_t b)
 {
-	const struct rbs_node *A = &S->t.n[a], *B = &S->t.n[b];
-	int64_t la = (int64_t)(A->end - A->start), lb = (int64_t)(B->end - B->start);
+	const struct rbs_val *A = &S->t.v[a], *B = &S->t.v[b];
+	uint64_t start = S->t.n[a].start;       /* == S->t.n[b].start */
+	int64_t la = (int64_t)(A->end - start), lb = (int64_t)(B->end - start);
 	uint32_t ba = NODE_BIND(A), bb = NODE_BIND(B);
 
 	if (lb == 0 && la > 0)
@@ -1084,7 +1183,7 @@ static int sim_choose(struct sim *S, uint32_t a, uint32_t b)
 		return 1;
 	if (NODE_PEND(B))
 		sim_resolve(S, b);      /* not reached: next is always a fresh node */
-	if (A->end == B->end && (A->right || !B->right))
+	if (A->end == B->end && (S->t.n[a].right || !S->t.n[b].right))
 		return CHOOSE_DEFER;    /* no name read at all (most .dynsym copies) */
 	if (!NODE_PEND(A)) {
 		const char *na = sim_name(S, A->id), *nb = sim_name(S, B->id);
@@ -1100,7 +1199,7 @@ static int sim_choose(struct sim *S, uint32_t a, uint32_t b)
 /* Record curr @a's choice against @b as pending (b is then erased). */
 static void sim_defer(struct sim *S, uint32_t a, uint32_t b)
 {
-	struct rbs_node *A = &S->t.n[a];
+	struct rbs_val *A = &S->t.v[a];
 	uint32_t p = NODE_PEND(A), c;
 
 	if (!p) {
@@ -1111,7 +1210,7 @@ static void sim_defer(struct sim *S, uint32_t a, uint32_t b)
 		A->aux = NODE_BIND(A) | (uint64_t)p << 32;
 	}
 	c = ++S->ncand;
-	S->cand[c].id = S->t.n[b].id;
+	S->cand[c].id = S->t.v[b].id;
 	S->cand[c].next = 0;
 	S->cand[S->cand[p].tail].next = c;
 	S->cand[p].tail = c;
@@ -1149,29 +1248,51 @@ static int choose_names(const char *na, const char *nb)
  * a range of starts - is a range of memory: the replay's inserts touch a
  * few cache lines per level instead of one random line per node. The tree
  * built is the same whatever the numbering (lib/rbtree.c looks at keys and
- * colours only). live[x]: x is in the tree.
+ * colours only). S->live holds the symbol nodes in the tree.
+ *
+ * It also gives each insert its place without the walk from the root: the
+ * search for x's start ends at the nil child between x's in-order
+ * neighbours in the tree - the live nodes numbered just below (P, start <=
+ * x's) and just above (Q; start > x's, as equal starts are numbered in
+ * insertion order) - which is P's right child if P has none, else Q's left
+ * child (one of P, Q is an ancestor of the other). rbs_link() then does
+ * what rbs_insert() does after its walk. The walks were three quarters of
+ * a full replay (node: 181k inserts, a cache miss per level).
  */
 static uint32_t next_live(const struct sim *S, uint32_t x)
 {
-	for (x++; x <= S->nk; x++)
-		if (S->live[x])
-			return x;
-	return 0;
+	return nset_succ(&S->live, x);
+}
+
+static void sim_insert(struct sim *S, uint32_t x)
+{
+	uint32_t p = nset_pred(&S->live, x), q = nset_succ(&S->live, x);
+
+	if (p && !S->t.n[p].right)
+		rbs_link(&S->t, x, p, 0);
+	else if (q && !S->t.n[q].left)
+		rbs_link(&S->t, x, q, 1);
+	else if (!p && !q)
+		rbs_link(&S->t, x, 0, 0);
+	else
+		rbs_insert(&S->t, x);   /* not reached (see above) */
+	nset_add(&S->live, x);
 }
 
 /* symbols__fixup_end(is_kallsyms = false) on the live symbol nodes */
 static void sim_fixup_end(struct sim *S)
 {
 	struct rbs_node *n = S->t.n;
+	struct rbs_val *v = S->t.v;
 	uint32_t x, prev = 0;
 
 	for (x = next_live(S, 0); x; x = next_live(S, x)) {
-		if (prev && n[prev].end == n[prev].start)
-			n[prev].end = n[x].start;
+		if (prev && v[prev].end == n[prev].start)
+			v[prev].end = n[x].start;
 		prev = x;
 	}
-	if (prev && n[prev].end == n[prev].start)
-		n[prev].end = (n[prev].start + 4095) / 4096 * 4096 + 4096;
+	if (prev && v[prev].end == n[prev].start)
+		v[prev].end = (n[prev].start + 4095) / 4096 * 4096 + 4096;
 }
 
 /* symbols__fixup_duplicate() */
@@ -1196,12 +1317,12 @@ again:
 		}
 		if (r == 0) {
 			rbs_erase(&S->t, next);
-			S->live[next] = 0;
+			nset_del(&S->live, next);
 			next = next_live(S, next);
 			goto again;
 		}
 		rbs_erase(&S->t, curr);
-		S->live[curr] = 0;
+		nset_del(&S->live, curr);
 		curr = next;
 	}
 }
@@ -1260,12 +1381,14 @@ static int sim_build(struct sim *S, const struct symidx *idx, const struct symid
 		nslots = idx->nsymtab + idx->ndynsym;
 	}
 	nodes = nk + (lay->plt_ok ? lay->nplt_rel : 0) + 1;
-	/* nodes, deferred-choice lists (one element per erased node plus one
-	 * per list: at most 2 nk), the name memo where it pays, the insertion
-	 * order (+ table slots for the whole table), live flags */
+	/* nodes, the live set, deferred-choice lists (one element per erased
+	 * node plus one per list: at most 2 nk), the name memo where it pays,
+	 * the insertion order (+ table slots for the whole table) */
 	npn = nk >= PNAME_SLOTS / 4 ? PNAME_SLOTS : 0;
-	S->map_size = (size_t)nodes * sizeof(struct rbs_node) + (2 * (size_t)nk + 2) * sizeof(struct sim_cand) +
-		      (size_t)npn * sizeof(struct pname) + ((size_t)nk + nslots) * sizeof(uint32_t) + nodes + 64;
+	S->map_size = (size_t)nodes * (sizeof(struct rbs_node) + sizeof(struct rbs_val)) +
+		      nset_layout(NULL, nk + 1, NULL) * sizeof(uint64_t) +
+		      (2 * (size_t)nk + 2) * sizeof(struct sim_cand) +
+		      (size_t)npn * sizeof(struct pname) + ((size_t)nk + nslots) * sizeof(uint32_t) + 64;
 	S->heap = S->map_size <= SIM_HEAP_MAX;
 	if (S->heap) {
 		if (!(S->map = calloc(1, S->map_size)))
@@ -1286,9 +1409,11 @@ static int sim_build(struct sim *S, const struct symidx *idx, const struct symid
 		}
 	}
 	S->t.n = S->map;
+	S->t.v = (struct rbs_val *)(void *)(S->t.n + nodes);
 	S->t.root = 0;
 	S->nk = nk;
-	p = (char *)(S->t.n + nodes);
+	p = (char *)(S->t.v + nodes);
+	p += nset_layout(&S->live, nk + 1, (uint64_t *)(void *)p) * sizeof(uint64_t);
 	S->cand = (struct sim_cand *)(void *)p;
 	p += (2 * (size_t)nk + 2) * sizeof(struct sim_cand);
 	if (npn) {
@@ -1296,8 +1421,6 @@ static int sim_build(struct sim *S, const struct symidx *idx, const struct symid
 		p += (size_t)npn * sizeof(struct pname);
 	}
 	ins = (uint32_t *)(void *)p;
-	p += ((size_t)nk + nslots) * sizeof(uint32_t);
-	S->live = (uint8_t *)p;
 	if (!ents) {
 		/* insertion order of the whole table by placing each entry at its
 		 * table slot: O(n), no sort (the scratch starts zeroed) */
@@ -1321,15 +1444,22 @@ static int sim_build(struct sim *S, const struct symidx *idx, const struct symid
 			uint32_t x = ins[k] + 1;
 			const struct symidx_entry *E = &e[ents ? ents[ins[k]] : ins[k]];
 			struct rbs_node *N = &S->t.n[x];
+			struct rbs_val *V = &S->t.v[x];
+
+			/* insertion order is random in memory: fetch ahead */
+			if (k + 16 < nk) {
+				__builtin_prefetch(&e[ents ? ents[ins[k + 16]] : ins[k + 16]]);
+				__builtin_prefetch(&S->t.n[ins[k + 16] + 1], 1);
+				__builtin_prefetch(&S->t.v[ins[k + 16] + 1], 1);
+			}
 
 			if (E->table != (uint32_t)t)
 				break;
 			N->start = E->start;
-			N->end = E->size ? E->start + E->size : E->start;
-			N->id = ((uint64_t)E->table << 32) | E->idx;
-			N->aux = E->bind;
-			rbs_insert(&S->t, x);
-			S->live[x] = 1;
+			V->end = E->size ? E->start + E->size : E->start;
+			V->id = ((uint64_t)E->table << 32) | E->idx;
+			V->aux = E->bind;
+			sim_insert(S, x);
 			nr[t]++;
 		}
 		if (nr[t]) {
@@ -1340,12 +1470,12 @@ static int sim_build(struct sim *S, const struct symidx *idx, const struct symid
 	if (lay->plt_ok && nr[0] + nr[1] > 0) {
 		for (i = 0; i < lay->nplt_rel; i++) {
 			struct rbs_node *N = &S->t.n[nk + 1 + i];
+			struct rbs_val *V = &S->t.v[nk + 1 + i];
 
 			N->start = lay->plt_first + (uint64_t)i * lay->plt_entsize;
-			N->end = lay->plt_entsize ? N->start + lay->plt_entsize : N->start;
-			N->id = SIM_PLT | i;
-			rbs_insert(&S->t, nk + 1 + i);
-			S->live[nk + 1 + i] = 1;
+			V->end = lay->plt_entsize ? N->start + lay->plt_entsize : N->start;
+			V->id = SIM_PLT | i;
+			rbs_insert(&S->t, nk + 1 + i);      /* keys out of the numbering: walk */
 		}
 		S->nplt = lay->nplt_rel;
 	}
@@ -1510,17 +1640,17 @@ static void tree_save(const struct sim *S, const struct symidx_src *src, uint64_
 
 	if (src->cache_dirfd < 0)
 		return;
-	if (!uncertain)
-		for (x = 1; x <= S->nk + S->nplt; x++) {
+	if (!uncertain) {
+		live = S->nplt;         /* PLT nodes are never erased */
+		for (x = next_live(S, 0); x; x = next_live(S, x)) {
 			uint32_t q;
 
-			if (!S->live[x])
-				continue;
 			live++;
-			if (NODE_PEND(&S->t.n[x]))
-				for (npool++, q = NODE_PEND(&S->t.n[x]); q; q = S->cand[q].next)
+			if (NODE_PEND(&S->t.v[x]))
+				for (npool++, q = NODE_PEND(&S->t.v[x]); q; q = S->cand[q].next)
 					npool++;
 		}
+	}
 	size = sizeof(*h) + ((size_t)live + 1) * sizeof(*out) + (size_t)npool * sizeof(uint64_t);
 	fd = make_backing(src, size, tmpname, sizeof(tmpname));
 	if (fd < 0)
@@ -1546,16 +1676,17 @@ static void tree_save(const struct sim *S, const struct symidx_src *src, uint64_
 		out[++cnt].left = S->t.root;
 	for (i = 1; i <= cnt; i++) {
 		const struct rbs_node *N = &S->t.n[out[i].left];
+		const struct rbs_val *V = &S->t.v[out[i].left];
 
 		out[i].start = N->start;
-		out[i].end = N->end;
-		out[i].id = N->id;
+		out[i].end = V->end;
+		out[i].id = V->id;
 		out[i].left = out[i].right = 0;
-		if (NODE_PEND(N) && o < npool) {
+		if (NODE_PEND(V) && o < npool) {
 			uint32_t q, c = o++;
 
 			out[i].id = SIM_PEND | c;
-			for (q = NODE_PEND(N); q && o < npool; q = S->cand[q].next)
+			for (q = NODE_PEND(V); q && o < npool; q = S->cand[q].next)
 				pool[o++] = S->cand[q].id;
 			pool[c] = o - c - 1;
 		}
