@@ -125,8 +125,9 @@ void symindex_close(struct symidx *idx);
  */
 int symindex_src_tables(const struct elf_ops *ops, Elf *elf, struct symidx_src *src);
 
-/* symindex_checksum - the index file's payload checksum (word-wise FNV-1a
- * variant; detects corruption, not tampering: the cache dir is private). */
+/* symindex_checksum - the cache files' payload checksum (four lanes of
+ * word-wise FNV-1a; detects corruption, not tampering: the cache dir is
+ * private). */
 uint64_t symindex_checksum(const void *p, size_t n);
 
 /*
