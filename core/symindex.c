@@ -1181,6 +1181,13 @@ static uint64_t sim_resolve(struct sim *S, uint32_t x)
 
 #define CHOOSE_DEFER 2
 
+static int eager_choices;       /* symindex_debug_eager(): the reference */
+
+void symindex_debug_eager(int on)
+{
+	eager_choices = on;
+}
+
 /* choose_best_symbol() of tools/perf/util/symbol.c for curr @a and its
  * successor @b: 0 = keep a, 1 = keep b, CHOOSE_DEFER = the tree is the same
  * either way and only the names decide (see above). */
@@ -1205,7 +1212,7 @@ static int sim_choose(struct sim *S, uint32_t a, uint32_t b)
 		return 1;
 	if (NODE_PEND(B))
 		sim_resolve(S, b);      /* not reached: next is always a fresh node */
-	if (A->end == B->end && (S->t.n[a].right || !S->t.n[b].right))
+	if (!eager_choices && A->end == B->end && (S->t.n[a].right || !S->t.n[b].right))
 		return CHOOSE_DEFER;    /* no name read at all (most .dynsym copies) */
 	if (!NODE_PEND(A)) {
 		const char *na = sim_name(S, A->id), *nb = sim_name(S, B->id);
@@ -1794,6 +1801,15 @@ static int full_answers(const struct symidx *idx, const struct symidx_src *src,
 	}
 	sim_free(&S);
 	return r;
+}
+
+int symindex_replay(const struct symidx *idx, const struct symidx_layout *lay,
+		    const struct symidx_src *src, const uint64_t *addrs, size_t naddrs,
+		    uint64_t *ids, uint64_t *starts)
+{
+	if (idx->unmodelable)
+		return 1;
+	return full_answers(idx, src, lay, addrs, naddrs, ids, starts);
 }
 
 /* The reduced load: the entries of the kept groups (O(kept), not a pass

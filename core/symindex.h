@@ -174,6 +174,23 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
  * SYMIDX_NONE (no symbol / ambiguous). For tests and tools. */
 uint32_t symindex_find(const struct symidx *idx, uint64_t addr);
 
+/*
+ * symindex_replay - perf's answer with the whole table for each of @addrs:
+ * @ids gets table << 32 | index (PLT symbol k: 2 << 32 | k; none:
+ * UINT64_MAX), @starts its start; from the cached tree of perf's load
+ * (src->cache_dirfd) or by replaying it (and caching its shape). Returns 0,
+ * 1 if a duplicate choice needs names symlazy cannot mirror (or the index is
+ * unmodelable), -errno. For tests and tools.
+ */
+int symindex_replay(const struct symidx *idx, const struct symidx_layout *lay,
+		    const struct symidx_src *src, const uint64_t *addrs, size_t naddrs,
+		    uint64_t *ids, uint64_t *starts);
+
+/* symindex_debug_eager - @on: make every duplicate choice of the replay
+ * when perf makes it, demangling as needed (no deferral): the reference the
+ * tests compare the deferred replay with. Process-wide; for tests. */
+void symindex_debug_eager(int on);
+
 /* Heap sort of entries by (start, table, idx), in place, no allocation. */
 void symindex_sort(struct symidx_entry *e, size_t n);
 

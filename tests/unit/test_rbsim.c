@@ -102,12 +102,94 @@ static void test_find_and_fixup(void **state)
 	assert_int_equal(rbs_find(&t, 0x50), 0);
 }
 
+/*
+ * rbs_link at the nil child between a node's in-order neighbours (right of
+ * the predecessor if free, else left of the successor) builds the tree the
+ * walk of rbs_insert builds (core/symindex.c sim_insert relies on it), also
+ * with equal keys and erasures in between. Nodes are numbered by (key,
+ * insertion order), so in-order neighbours are the nearest live numbers.
+ */
+static struct rbs_node nodes2[NN + 1];
+static struct rbs_val vals2[NN + 1];
+
+static void test_link_at_neighbours(void **state)
+{
+	struct rbs a = { nodes, vals, 0 }, b = { nodes2, vals2, 0 };
+	static uint32_t key[NN + 1], order[NN], live[NN + 2];
+	unsigned seed = 99, i, j, x;
+
+	(void)state;
+	memset(nodes, 0, sizeof(nodes));
+	memset(nodes2, 0, sizeof(nodes2));
+	/* the i-th insert has a random key (many equal); its node number is its
+	 * rank by (key, insertion order), as the replay numbers symbols */
+	{
+		static uint32_t ikey[NN], first[NN / 3 + 1];
+
+		memset(first, 0, sizeof(first));
+		for (i = 0; i < NN; i++) {
+			ikey[i] = (uint32_t)rand_r(&seed) % (NN / 3);
+			first[ikey[i]]++;
+		}
+		for (i = 0, j = 1; i < NN / 3; i++) {   /* counts -> first rank */
+			uint32_t c = first[i];
+
+			first[i] = j;
+			j += c;
+		}
+		for (i = 0; i < NN; i++) {
+			order[i] = first[ikey[i]]++;    /* node of the i-th insert */
+			key[order[i]] = ikey[i];
+		}
+	}
+	for (i = 0; i < NN; i++) {
+		uint32_t p = 0, q = 0;
+
+		x = order[i];
+		nodes[x].start = nodes2[x].start = key[x];
+		rbs_insert(&a, x);
+		for (j = x - 1; j >= 1 && !p; j--)
+			if (live[j])
+				p = j;
+		for (j = x + 1; j <= NN && !q; j++)
+			if (live[j])
+				q = j;
+		if (p && !nodes2[p].right)
+			rbs_link(&b, x, p, 0);
+		else if (q && !nodes2[q].left)
+			rbs_link(&b, x, q, 1);
+		else {
+			assert_true(!p && !q);
+			rbs_link(&b, x, 0, 0);
+		}
+		live[x] = 1;
+		if (i % 7 == 6) {       /* erase a random live node in both */
+			uint32_t y = order[(unsigned)rand_r(&seed) % (i + 1)];
+
+			if (live[y]) {
+				rbs_erase(&a, y);
+				rbs_erase(&b, y);
+				live[y] = 0;
+			}
+		}
+	}
+	assert_int_equal(a.root, b.root);
+	for (x = 1; x <= NN; x++) {
+		assert_int_equal(nodes[x].left, nodes2[x].left);
+		assert_int_equal(nodes[x].right, nodes2[x].right);
+		assert_int_equal(nodes[x].parent, nodes2[x].parent);
+		assert_int_equal(nodes[x].red, nodes2[x].red);
+	}
+	assert_int_equal(rbs_check(&b), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_invariants_random),
 		cmocka_unit_test(test_shape_sequential),
 		cmocka_unit_test(test_find_and_fixup),
+		cmocka_unit_test(test_link_at_neighbours),
 	};
 	return cmocka_run_group_tests_name("rbsim", tests, NULL, NULL);
 }
