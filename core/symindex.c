@@ -318,7 +318,7 @@ static uint64_t roundup4k(uint64_t x)
 
 /*
  * Classify one symbol exactly as perf 6.1's dso__load_sym_internal() main
- * loop does on x86 (symbol-elf.c; see ../shared notes §2.2). Returns
+ * loop does on x86 (tools/perf/util/symbol-elf.c). Returns
  * 1 (candidate, *start set), 0 (perf skips it), -1 (perf would abort the pass
  * or we cannot model it: whole DSO unmodelable).
  */
@@ -1815,7 +1815,7 @@ int symindex_replay(const struct symidx *idx, const struct symidx_layout *lay,
 /* The reduced load: the entries of the kept groups (O(kept), not a pass
  * over the whole table). */
 static int sim_reduced(const struct symidx *idx, const struct symidx_src *src,
-		       const struct symidx_layout *lay, const uint8_t *kept, uint32_t nkept_groups,
+		       const struct symidx_layout *lay, const uint8_t *kept,
 		       const uint64_t *addrs, size_t naddrs, uint64_t *ans)
 {
 	uint32_t *ents, n = 0, cap = 0, i, k;
@@ -1825,7 +1825,6 @@ static int sim_reduced(const struct symidx *idx, const struct symidx_src *src,
 	for (i = 0; i < idx->ngroups; i++)
 		if (BIT_TEST(kept, i))
 			cap += idx->groups[i].n;
-	(void)nkept_groups;
 	ents = malloc(((size_t)cap + 1) * sizeof(*ents));
 	if (!ents)
 		return -ENOMEM;
@@ -1955,7 +1954,7 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 			ret = -ENOMEM;
 			goto out;
 		}
-		r = sim_reduced(idx, src, lay, kept, nk, addrs, naddrs, red);
+		r = sim_reduced(idx, src, lay, kept, addrs, naddrs, red);
 		if (r != 0) {
 			ret = r < 0 ? r : 1;
 			goto out;

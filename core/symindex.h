@@ -152,9 +152,10 @@ int symindex_layout(const struct elf_ops *ops, Elf *elf, uint64_t fsize, struct 
  *          may contain A (pmax <= A) and no PLT symbol starts in (T.start, A]:
  *          then T is the only containing node on every search path;
  *   rule 2 (shape): otherwise (overlaps, PLT) the answer depends on the rb-tree
- *          shape: with @src, perf's full tree is replayed (rbsim.h) to get its
- *          answer, that symbol's group is kept, and the reduced tree is
- *          replayed too; every address must get the same symbol from both,
+ *          shape: with @src, perf's full tree gives its answer (its final
+ *          shape cached beside the index, else replayed: rbsim.h, and then
+ *          cached), that symbol's group is kept, and the reduced tree is
+ *          replayed; every address must get the same symbol from both,
  *          else (or without @src) return 1 (= pass the full table);
  *   rule 3 (ends): a kept group with a zero-size .symtab member keeps its
  *          next .symtab group, one with a zero-size .dynsym member its next
