@@ -118,17 +118,14 @@ int sl_cache_validate(const void *map, size_t size, uint64_t key, const struct s
 		return -EINVAL;
 	e = (const void *)(h + 1);
 	g = (const void *)(e + h->nentries);
-	for (i = 0; i < h->nentries; i++)
-		if (e[i].table > 1 || e[i].idx >= (e[i].table ? ndyn : nsym))
-			return -EINVAL;
 	for (i = 0, k = 0; i < h->ngroups; i++) {
 		if (g[i].first != k || g[i].n == 0 || g[i].n > h->nentries - k ||
 		    (i && g[i].start <= g[i - 1].start) || g[i].min_end > g[i].max_end || g[i].pmax != pmax ||
 		    (g[i].next_sym != SYMIDX_NONE && (g[i].next_sym <= i || g[i].next_sym >= h->ngroups)) ||
 		    (g[i].next_all != SYMIDX_NONE && (g[i].next_all <= i || g[i].next_all >= h->ngroups)))
 			return -EINVAL;
-		for (uint32_t j = k; j < k + g[i].n; j++)
-			if (e[j].start != g[i].start)
+		for (uint32_t j = k; j < k + g[i].n; j++)     /* groups cover every entry */
+			if (e[j].start != g[i].start || e[j].table > 1 || e[j].idx >= (e[j].table ? ndyn : nsym))
 				return -EINVAL;
 		k += g[i].n;
 		pmax = g[i].max_end > pmax ? g[i].max_end : pmax;
@@ -235,8 +232,10 @@ static int walk(int dirfd, int clean, void (*fn)(const char *, uint64_t, void *)
 		size_t len = strlen(de->d_name);
 		struct stat st;
 
-		if (len < 5 || strcmp(de->d_name + len - 4, ".idx"))
-			continue;
+		int tree = len >= 6 && !strcmp(de->d_name + len - 5, ".tree");
+
+		if ((len < 5 || strcmp(de->d_name + len - 4, ".idx")) && !(clean && tree))
+			continue;   /* cached trees (symindex.c) are cleaned with their index */
 		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
 			continue;
 		if (clean) {

@@ -17,7 +17,8 @@
 #include <stdint.h>
 
 #define SYMIDX_MAGIC   "SYMLZIX\0"
-#define SYMIDX_VERSION 3u           /* 3: key from core/cache.c sl_cache_key */
+#define SYMIDX_VERSION 5u           /* 3: key from core/cache.c sl_cache_key; 4 (branch
+                                     * wall): entries carry the binding; 5: and the type */
 
 struct symidx_hdr {
 	char magic[8];

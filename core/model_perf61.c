@@ -323,6 +323,25 @@ uint64_t perf61_sym_cost(uint64_t namelen)
 }
 
 /*
+ * cplus_demangle(@raw, @opts), without its Rust attempt where that cannot
+ * succeed. In the default (auto) style, libiberty's cplus_demangle
+ * (cplus-dem.c) returns rust_demangle() if that succeeds, else
+ * cplus_demangle_v3() with the style bit added to the options, else NULL.
+ * rust_demangle (rust-demangle.c rust_demangle_callback) only accepts "_R"
+ * (v0) names and "_ZN" (legacy) names whose last segment is "17h" and a
+ * 16-hex-digit hash; its first step is a scan of the whole name, a quarter
+ * of the demangling time of C++ names. So for any other name the result is
+ * cplus_demangle_v3's.
+ */
+static char *iberty_demangle(const char *raw, int opts)
+{
+	if (current_demangling_style != auto_demangling || (opts & DMGL_STYLE_MASK) ||
+	    (raw[0] == '_' && (raw[1] == 'R' || (raw[1] == 'Z' && raw[2] == 'N' && strstr(raw, "17h")))))
+		return cplus_demangle(raw, opts);
+	return cplus_demangle_v3(raw, opts | DMGL_AUTO);
+}
+
+/*
  * The name perf stores for @raw (symbol-elf.c demangle_sym): libiberty's
  * cplus_demangle - the library perf 6.1 links statically - with
  * DMGL_PARAMS|DMGL_ANSI under -v, DMGL_NO_OPTS otherwise, nothing under
@@ -342,7 +361,7 @@ static char *perf61_demangle(const char *raw, int mode, int *uncertain)
 		*uncertain = 1;
 		return NULL;
 	}
-	d = cplus_demangle(raw, mode == SYMIDX_DEM_VERBOSE ? DMGL_PARAMS | DMGL_ANSI : DMGL_NO_OPTS);
+	d = iberty_demangle(raw, mode == SYMIDX_DEM_VERBOSE ? DMGL_PARAMS | DMGL_ANSI : DMGL_NO_OPTS);
 	if (!d) {
 		if (!strncmp(raw, "caml", 4) || strchr(raw, ')'))
 			*uncertain = 1;     /* ocaml_demangle_sym / java_demangle_sym */

@@ -7,6 +7,7 @@
 #include "rbsim.h"
 
 #define N(i) (t->n[i])
+#define V(i) (t->v[i])
 
 static void change_child(struct rbs *t, uint32_t old, uint32_t nw, uint32_t parent)
 {
@@ -108,6 +109,20 @@ static void insert_color(struct rbs *t, uint32_t node)
 	}
 }
 
+void rbs_link(struct rbs *t, uint32_t x, uint32_t parent, int left)
+{
+	N(x).parent = parent;
+	N(x).red = 1;
+	N(x).left = N(x).right = 0;
+	if (!parent)
+		t->root = x;
+	else if (left)
+		N(parent).left = x;
+	else
+		N(parent).right = x;
+	insert_color(t, x);
+}
+
 void rbs_insert(struct rbs *t, uint32_t x)
 {
 	uint32_t parent = 0, p = t->root;
@@ -123,16 +138,7 @@ void rbs_insert(struct rbs *t, uint32_t x)
 			left = 0;
 		}
 	}
-	N(x).parent = parent;
-	N(x).red = 1;
-	N(x).left = N(x).right = 0;
-	if (!parent)
-		t->root = x;
-	else if (left)
-		N(parent).left = x;
-	else
-		N(parent).right = x;
-	insert_color(t, x);
+	rbs_link(t, x, parent, left);
 }
 
 static void erase_color(struct rbs *t, uint32_t parent)
@@ -323,7 +329,7 @@ uint32_t rbs_find(const struct rbs *t, uint64_t ip)
 	while (x) {
 		if (ip < N(x).start)
 			x = N(x).left;
-		else if (ip > N(x).end || (ip == N(x).end && ip != N(x).start))
+		else if (ip > V(x).end || (ip == V(x).end && ip != N(x).start))
 			x = N(x).right;
 		else
 			return x;
@@ -345,11 +351,11 @@ void rbs_fixup_end_page(struct rbs *t, uint64_t page)
 	for (nd = rbs_next(t, curr); nd; nd = rbs_next(t, nd)) {
 		prev = curr;
 		curr = nd;
-		if (N(prev).end == N(prev).start)
-			N(prev).end = N(curr).start;
+		if (V(prev).end == N(prev).start)
+			V(prev).end = N(curr).start;
 	}
-	if (N(curr).end == N(curr).start)
-		N(curr).end = (N(curr).start + page - 1) / page * page + page;
+	if (V(curr).end == N(curr).start)
+		V(curr).end = (N(curr).start + page - 1) / page * page + page;
 }
 
 static int check(const struct rbs *t, uint32_t x, int *bh)

@@ -16,21 +16,37 @@
 
 #include <stdint.h>
 
+/* What the tree walks read - key and links, 24 bytes - apart from the rest
+ * of a symbol: a walk down a tree of 10^5 nodes misses the cache at every
+ * level below the top ones, and smaller nodes mean fewer lines per level. */
 struct rbs_node {
+	uint64_t start;             /* perf's symbol start (the key) */
 	uint32_t left, right, parent;
 	uint32_t red;               /* 1 red, 0 black */
-	uint64_t start, end;        /* perf's symbol start/end */
+};
+
+struct rbs_val {                /* v[i] belongs to n[i] */
+	uint64_t end;               /* perf's symbol end */
 	uint64_t id;                /* caller's identity of the symbol */
 	uint64_t aux;               /* caller's data (e.g. binding, name) */
 };
 
 struct rbs {
 	struct rbs_node *n;         /* n[0] unused (NIL) */
+	struct rbs_val *v;
 	uint32_t root;
 };
 
-/* Insert node @x (start/end/id set) as perf's __symbols__insert does. */
+/* Insert node @x (start set; v[x] as the caller likes) as perf's
+ * __symbols__insert does. */
 void rbs_insert(struct rbs *t, uint32_t x);
+/* The second half of rbs_insert: link @x as the left (@left = 1) or right
+ * child of @parent (0: as the root) - the nil child where the search for
+ * x's start ends - and rebalance (rb_link_node + rb_insert_color). For
+ * callers that know that place without walking down from the root: it is
+ * the right child of x's in-order predecessor if that one has none, else the
+ * left child of x's in-order successor. */
+void rbs_link(struct rbs *t, uint32_t x, uint32_t parent, int left);
 /* rb_erase(). */
 void rbs_erase(struct rbs *t, uint32_t x);
 /* In-order first / next, 0 at the end. */

@@ -21,18 +21,26 @@ static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
 	return sl_fnv1a(h, p, n);
 }
 
+/* Four independent lanes of word-wise FNV-1a, folded at the end: every
+ * open checks the whole file (node: 9.8 MB of index, 3.3 MB of tree), and
+ * one serial multiply chain per word was its cost. */
 uint64_t symindex_checksum(const void *p, size_t n)
 {
 	const unsigned char *c = p;
-	uint64_t h = 0xcbf29ce484222325ull, w;
+	uint64_t h[4] = { 0xcbf29ce484222325ull, 0x84222325cbf29ce4ull, 0x9ce484222325cbf2ull, 0x2325cbf29ce48422ull };
+	uint64_t w[4], r;
 	size_t i;
 
-	for (i = 0; i + 8 <= n; i += 8) {
-		memcpy(&w, c + i, 8);
-		h = (h ^ w) * 0x100000001b3ull;
-		h ^= h >> 29;
+	for (i = 0; i + 32 <= n; i += 32) {
+		memcpy(w, c + i, 32);
+		h[0] = (h[0] ^ w[0]) * 0x100000001b3ull;
+		h[1] = (h[1] ^ w[1]) * 0x100000001b3ull;
+		h[2] = (h[2] ^ w[2]) * 0x100000001b3ull;
+		h[3] = (h[3] ^ w[3]) * 0x100000001b3ull;
 	}
-	return fnv1a(h, c + i, n - i);
+	r = fnv1a(0xcbf29ce484222325ull, h, sizeof(h));
+	r ^= r >> 29;
+	return fnv1a(r, c + i, n - i);
 }
 
 static int entry_less(const struct symidx_entry *a, const struct symidx_entry *b)
@@ -59,6 +67,67 @@ static void sift_down(struct symidx_entry *e, size_t root, size_t n)
 		t = e[root]; e[root] = e[child]; e[child] = t;
 		root = child;
 	}
+}
+
+/*
+ * sort_by_start - stable LSD radix sort of @e by start over the bits that
+ * differ between keys, in digits of at most 11 bits (a DSO's starts span
+ * about 2^27 bytes: 3 passes). @tmp holds @n entries. O(n), against the
+ * heap sort's O(n log n) with a cache miss per level (node: 181k entries,
+ * 137M instructions for symindex_sort).
+ */
+#define RADIX_BITS 11
+
+static void sort_by_start(struct symidx_entry *e, size_t n, struct symidx_entry *tmp)
+{
+	uint32_t (*cnt)[1u << RADIX_BITS];
+	uint64_t all_or = 0, all_and = ~0ull, diff;
+	struct symidx_entry *src = e, *dst = tmp, *sw;
+	unsigned lo, bits, np, w, d;
+	size_t i;
+
+	if (n < 2)
+		return;
+	for (i = 0; i < n; i++) {
+		all_or |= e[i].start;
+		all_and &= e[i].start;
+	}
+	diff = all_or ^ all_and;
+	if (!diff)
+		return;                 /* one start: already in order */
+	lo = (unsigned)__builtin_ctzll(diff);
+	bits = 64 - (unsigned)__builtin_clzll(diff) - lo;
+	np = (bits + RADIX_BITS - 1) / RADIX_BITS;
+	w = (bits + np - 1) / np;
+	cnt = calloc(np, sizeof(*cnt));     /* 8 KiB a digit: not on perf's stack */
+	if (!cnt) {
+		symindex_sort(e, n);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t k = e[i].start >> lo;
+
+		for (d = 0; d < np; d++)
+			cnt[d][(k >> (d * w)) & ((1u << w) - 1)]++;
+	}
+	for (d = 0; d < np; d++) {
+		uint32_t pos = 0, b, *c = cnt[d];
+		unsigned sh = lo + d * w;
+		uint64_t mask = (1u << w) - 1;
+
+		for (b = 0; b < (1u << w); b++) {
+			uint32_t x = c[b];
+
+			c[b] = pos;
+			pos += x;
+		}
+		for (i = 0; i < n; i++)
+			dst[c[(src[i].start >> sh) & mask]++] = src[i];
+		sw = src; src = dst; dst = sw;
+	}
+	if (src != e)
+		memcpy(e, src, n * sizeof(*e));
+	free(cnt);
 }
 
 void symindex_sort(struct symidx_entry *e, size_t n)
@@ -530,7 +599,8 @@ static uint64_t roundup_page(uint64_t x, uint64_t page)
 
 /*
  * Classify one symbol exactly as perf 6.1's dso__load_sym_internal() main
- * loop does on x86 (symbol-elf.c; see ../shared notes §2.2). Returns
+ * loop does on x86 (tools/perf/util/symbol-elf.c), with the model's keep
+ * and label rules. Returns
  * 1 (candidate, *start set), 0 (perf skips it), -1 (perf would abort the pass
  * or we cannot model it: whole DSO unmodelable).
  */
@@ -613,6 +683,7 @@ static int attach(struct symidx *out, void *map, size_t size)
 	out->nsymtab = h->nsymtab;
 	out->ndynsym = h->ndynsym;
 	out->unmodelable = (int)h->unmodelable;
+	out->key = h->key;
 	memcpy(out->why, h->why, sizeof(out->why));
 	out->why[sizeof(out->why) - 1] = '\0';
 	out->entries = (const void *)((const char *)map + sizeof(*h));
@@ -654,7 +725,24 @@ static int build(const struct symidx_src *src, uint64_t key, struct symidx *out)
 	if (ret < 0)
 		return ret;
 
-	/* Pass 1: count candidates. */
+	/* One pass: the mapping is sized for every symbol being a candidate
+	 * (the file is cut to its final size below), so the table is read
+	 * once instead of once to count and once to fill. */
+	cap_bytes = sizeof(*h) + ((size_t)counts[0] + counts[1]) * (sizeof(*e) + sizeof(*grp));
+	fd = sl_cache_backing(src, cap_bytes, tmpname, sizeof(tmpname));
+	if (fd < 0) {
+		free(secs);
+		return fd;
+	}
+	map = mmap(NULL, cap_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		ret = -errno;
+		free(secs);
+		goto fail_fd;
+	}
+	h = map;
+	e = (void *)(h + 1);
+
 	for (t = 0; t < 2 && !unmodelable; t++) {
 		for (i = 0; i < counts[t]; i++) {
 			GElf_Sym s;
@@ -673,45 +761,24 @@ static int build(const struct symidx_src *src, uint64_t key, struct symidx *out)
 					 i, t ? ".dynsym" : ".symtab", (unsigned)s.st_shndx);
 				break;
 			}
-			n += (uint32_t)c;
+			if (!c)
+				continue;
+			e[n].start = st;
+			e[n].size = s.st_size;
+			e[n].idx = i;
+			e[n].table = (uint16_t)t;
+			e[n].bind = (uint8_t)GELF_ST_BIND(s.st_info);
+			e[n].type = (uint8_t)GELF_ST_TYPE(s.st_info);
+			n++;
 		}
 	}
 	if (unmodelable)
 		n = 0;
-
-	cap_bytes = sizeof(*h) + (size_t)n * (sizeof(*e) + sizeof(*grp));
-	fd = sl_cache_backing(src, cap_bytes, tmpname, sizeof(tmpname));
-	if (fd < 0) {
-		free(secs);
-		return fd;
-	}
-	map = mmap(NULL, cap_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED) {
-		ret = -errno;
-		goto fail_fd;
-	}
-	h = map;
-	e = (void *)(h + 1);
-
-	/* Pass 2: fill entries. */
-	for (t = 0, g = 0; t < 2 && !unmodelable; t++) {
-		for (i = 0; i < counts[t] && g < n; i++) {
-			GElf_Sym s;
-			uint64_t st;
-
-			if (!ops->gelf_getsym(tabs[t], (int)i, &s) ||
-			    classify(src->model, &s, secs, shnum, src->layout, &st) != 1)
-				continue;
-			e[g].start = st;
-			e[g].size = s.st_size;
-			e[g].idx = i;
-			e[g].table = t;
-			g++;
-		}
-	}
-	n = g;
 	free(secs);
-	symindex_sort(e, n);
+	/* entries were written in (table, idx) order: a stable sort by start
+	 * gives the index order (start, table, idx); the group area (not yet
+	 * written, n * sizeof(*grp) >= n * sizeof(*e) bytes) is the scratch */
+	sort_by_start(e, n, (struct symidx_entry *)(void *)(e + n));
 
 	/* Groups: one per distinct start, written after the entries. */
 	grp = (void *)(e + n);
@@ -940,10 +1007,114 @@ uint32_t symindex_find(const struct symidx *idx, uint64_t addr)
 #define SIM_PLT_GOT (4ull << 32)        /* | j: the j-th .plt.got entry (6.2+) */
 #define SIM_SYNTH(id) ((id) != SIM_NULL && ((id) >> 32) >= 2)
 
-/* rbs_node.aux: ELF binding, type, and perf's ifunc_alias flag */
+/* rbs_val.aux: low 32 bits the ELF binding, type and perf's ifunc_alias
+ * flag; high 32 bits the node's deferred-choice list (0: none) */
 #define AUX_BIND(x)  ((unsigned)((x) & 0xff))
 #define AUX_TYPE(x)  ((unsigned)(((x) >> 8) & 0xff))
 #define AUX_ALIAS    (1ull << 16)
+#define NODE_PEND(V) ((uint32_t)((V)->aux >> 32))
+
+/*
+ * A set of node numbers with predecessor / successor queries: one bit per
+ * node, and above it levels of one bit per non-zero word of the level
+ * below, up to a level of one word (6 levels cover 2^32 nodes). Each query
+ * reads one word per level, up and down: a few cache lines, against one
+ * line per tree level for a walk from the root.
+ */
+#define NSET_LEVELS 6
+
+struct nset {
+	uint64_t *w[NSET_LEVELS];
+	uint32_t nlev;
+};
+
+/* Words for @nbits bits (all levels); sets @s's level pointers if @mem. */
+static size_t nset_layout(struct nset *s, uint32_t nbits, uint64_t *mem)
+{
+	size_t total = 0, n = nbits;
+	uint32_t l = 0;
+
+	do {
+		n = (n + 63) / 64;
+		if (mem)
+			s->w[l] = mem + total;
+		total += n;
+		l++;
+	} while (n > 1 && l < NSET_LEVELS);
+	if (mem)
+		s->nlev = l;
+	return total;
+}
+
+static void nset_add(struct nset *s, uint32_t i)
+{
+	uint32_t l;
+
+	for (l = 0; l < s->nlev; l++, i >>= 6) {
+		uint64_t *w = &s->w[l][i >> 6], old = *w;
+
+		*w = old | 1ull << (i & 63);
+		if (old)
+			return;     /* the levels above already have this word */
+	}
+}
+
+static void nset_del(struct nset *s, uint32_t i)
+{
+	uint32_t l;
+
+	for (l = 0; l < s->nlev; l++, i >>= 6) {
+		uint64_t *w = &s->w[l][i >> 6];
+
+		*w &= ~(1ull << (i & 63));
+		if (*w)
+			return;
+	}
+}
+
+/* Smallest member above @i, 0 if none (members are >= 1). */
+static uint32_t nset_succ(const struct nset *s, uint32_t i)
+{
+	uint32_t l = 0;
+	uint64_t m;
+
+	for (;; l++, i >>= 6) {
+		if (l == s->nlev)
+			return 0;
+		m = (i & 63) == 63 ? 0 : s->w[l][i >> 6] & (~0ull << ((i & 63) + 1));
+		if (m) {
+			i = (i & ~63u) | (uint32_t)__builtin_ctzll(m);
+			break;
+		}
+	}
+	while (l-- > 0)
+		i = i << 6 | (uint32_t)__builtin_ctzll(s->w[l][i]);
+	return i;
+}
+
+/* Largest member below @i, 0 if none. */
+static uint32_t nset_pred(const struct nset *s, uint32_t i)
+{
+	uint32_t l = 0;
+	uint64_t m;
+
+	for (;; l++, i >>= 6) {
+		if (l == s->nlev)
+			return 0;
+		m = s->w[l][i >> 6] & ((1ull << (i & 63)) - 1);
+		if (m) {
+			i = (i & ~63u) | (63u - (uint32_t)__builtin_clzll(m));
+			break;
+		}
+	}
+	while (l-- > 0)
+		i = i << 6 | (63u - (uint32_t)__builtin_clzll(s->w[l][i]));
+	return i;
+}
+
+
+struct pname;
+struct sim_cand;
 
 struct sim {
 	const struct symidx *idx;
@@ -952,6 +1123,16 @@ struct sim {
 	struct rbs t;
 	void *map;
 	size_t map_size;
+	int heap;                   /* map is calloc'ed (small), else a memfd mapping */
+	uint32_t nk, nodes;         /* symbol nodes (1..nk), then synthesized ones; all */
+	uint32_t nsynth;            /* synthesized nodes in the tree */
+	uint32_t *name_of;          /* 6.2+: per relocation entry, the node perf names it
+				     * after (0: none); nname entries */
+	uint32_t nname;
+	struct sim_cand *cand;      /* deferred choices: lists, 1-based */
+	uint32_t ncand;
+	struct pname *pn;           /* PNAME_SLOTS memoized names, or NULL */
+	struct nset live;           /* symbol nodes in the tree */
 };
 
 /* What perf answers per address: the symbol, its end, and for PLT entries
@@ -975,13 +1156,248 @@ static const char *sim_name(const struct sim *S, uint64_t id)
 	return (const char *)str->d_buf + sym.st_name;
 }
 
-/* choose_best_symbol() of tools/perf/util/symbol.c: 0 = keep a, 1 = keep b. */
+static int underscores(const char *n)
+{
+	int c = 0;
+
+	while (n[c] == '_')
+		c++;
+	return c;
+}
+
+/*
+ * Deferred duplicate choices.
+ *
+ * perf's choice between two symbols with one start (choose_best_symbol)
+ * ends, when length class and binding tie, in a comparison of the names
+ * perf stores - demangled names. Demangling both is most of the cost of a
+ * full replay (node: 13.6k such pairs, mostly C1/C2 constructor and D1/D2
+ * destructor aliases, 194M of the 342M instructions). Which of the two
+ * survives changes only that node's identity, not the tree, in the cases
+ * where erasing either one leaves the same keyed shape and colours, and the
+ * identity matters only if an address is answered by that node. So such a
+ * choice is recorded instead of made: the node keeps its slot and a list of
+ * candidates in comparison order, and the choice is made (the list folded
+ * with the same comparisons perf makes, in the same order) when the node
+ * answers an address or takes part in a comparison that needs its name.
+ *
+ * When erasing curr or next gives the same tree (lib/rbtree.c rb_erase,
+ * next being curr's in-order successor with the same key):
+ *   - curr has a right child: next is the leftmost node of that subtree;
+ *     erasing curr moves next into curr's place with curr's colour and
+ *     removes next's old place exactly as erasing next does (its one child,
+ *     necessarily red, turns black either way; the same rebalancing starts
+ *     at the same position otherwise). If curr has no left child, its right
+ *     child is a red leaf, which is next: either erase leaves one black node.
+ *   - curr has no right child and next none either: next's only child is a
+ *     red leaf, which is curr: either erase leaves one black node.
+ *   - curr has no right child and next has two children: erasing next moves
+ *     next's successor (another key) up, erasing curr does not: the shapes
+ *     differ, the choice is made now.
+ * Deferring also needs the ends of the two to be equal (perf's lookups and
+ * symbols__fixup_end read the survivor's end) - length class and binding
+ * class (weak / global / other) then tie for every candidate of the list,
+ * so later comparisons that are decided before names need no choice either.
+ */
+struct sim_cand {
+	uint64_t id;
+	uint32_t next, tail;        /* tail: valid in a list's first element */
+};
+
+/*
+ * What choose_best_symbol() reads of the name perf stores for a raw name:
+ * leading underscores, length, the "SyS" / "compat_SyS" prefix (x86
+ * arch__choose_best_symbol); unc: perf's name cannot be mirrored. Memoized
+ * by raw name (direct-mapped, in the replay's scratch): .symtab and
+ * .dynsym copies of a symbol, and a survivor compared again, demangle once.
+ * The summary is what perf61_choose_by_name() reads, so it stands for the
+ * model's names only with that choice rule (perf 6.1 and 6.12 alike); a
+ * model with another rule gets its demangle() and choose_by_name() called.
+ */
+struct pname {
+	uint64_t h;
+	const char *raw;
+	uint32_t u, len;
+	uint8_t sys, unc, valid;
+};
+#define PNAME_SLOTS 4096u
+
+/* Does the model choose by perf 6.1's name rules (the summaries' rule)? */
+static int summary_rules(const struct sim *S)
+{
+	return S->src->model->choose_by_name == perf61_choose_by_name;
+}
+
+static void pname_of(struct sim *S, const char *raw, struct pname *out)
+{
+	uint64_t h = fnv1a(0xcbf29ce484222325ull, raw, strlen(raw));
+	struct pname *slot = S->pn ? &S->pn[h & (PNAME_SLOTS - 1)] : NULL;
+	const char *n;
+	char *d;
+	int unc = 0;
+
+	if (slot && slot->valid && slot->h == h && !strcmp(slot->raw, raw)) {
+		*out = *slot;
+		return;
+	}
+	d = S->src->model->demangle(raw, S->src->demangle, &unc);
+	n = d ? d : raw;
+	out->h = h;
+	out->raw = raw;
+	out->u = (uint32_t)underscores(n);
+	out->len = (uint32_t)strlen(n);
+	out->sys = (out->len >= 3 && !strncmp(n, "SyS", 3)) || (out->len >= 10 && !strncmp(n, "compat_SyS", 10));
+	out->unc = (uint8_t)unc;
+	out->valid = 1;
+	free(d);
+	if (slot)
+		*slot = *out;
+}
+
+/* perf61_choose_by_name() on summaries */
+static int choose_pnames(const struct pname *a, const struct pname *b)
+{
+	if (b->u > a->u)
+		return 0;
+	if (a->u > b->u)
+		return 1;
+	if (a->len > b->len)
+		return 0;
+	if (a->len < b->len)
+		return 1;
+	return a->sys;
+}
+
+/* The name stage of choose_best_symbol() for symbols @ia (curr) and @ib
+ * (next), with the model's names and rule: 0 = keep a, 1 = keep b. Sets
+ * S->uncertain where perf's names cannot be mirrored. */
+static int sim_choose_names(struct sim *S, uint64_t ia, uint64_t ib)
+{
+	const struct sl_model *m = S->src->model;
+	const char *na = sim_name(S, ia), *nb = sim_name(S, ib);
+
+	if (!na || !nb) {
+		S->uncertain = 1;
+		return 0;
+	}
+	if (!strcmp(na, nb))
+		return m->choose_by_name(na, nb);
+	if (summary_rules(S)) {
+		struct pname pa, pb;
+
+		pname_of(S, na, &pa);
+		pname_of(S, nb, &pb);
+		if (pa.unc || pb.unc) {
+			S->uncertain = 1;
+			return 0;
+		}
+		return choose_pnames(&pa, &pb);
+	}
+	{
+		int unc = 0, r;
+		char *da = m->demangle(na, S->src->demangle, &unc);
+		char *db = m->demangle(nb, S->src->demangle, &unc);
+
+		r = unc ? 0 : m->choose_by_name(da ? da : na, db ? db : nb);
+		if (unc)
+			S->uncertain = 1;
+		free(da);
+		free(db);
+		return r;
+	}
+}
+
+/* No name perf could store for @raw starts with "SyS" (or "compat_SyS"):
+ * the C++ demanglers' output (libiberty's, __cxa_demangle's) starts with an
+ * identifier copied from the mangled name or with a fixed string (none
+ * starts "SyS"); escapes that can make other characters ('$' in legacy Rust
+ * and OCaml names, Rust v0 "_R" names) are excluded. */
+static int sys_free(const char *raw)
+{
+	return !strstr(raw, "SyS") && !strchr(raw, '$') && !(raw[0] == '_' && raw[1] == 'R');
+}
+
+/*
+ * A pending node @a against @b whose raw name is one of a's candidates':
+ * perf keeps a's survivor. Without the "SyS" tie rule, perf's fold keeps
+ * the later candidate only if strictly better (fewer leading underscores,
+ * else a longer name), so its survivor is at least as good as every
+ * candidate; b has the same stored name as one of them, so it is not
+ * strictly better, and a tie keeps a. 1 if that applies (only under the
+ * summaries' rule: it is perf61_choose_by_name's property).
+ */
+static int copy_of_candidate(struct sim *S, const struct rbs_val *A, uint64_t ib)
+{
+	const char *nb = sim_name(S, ib);
+	uint32_t q;
+	int found = 0;
+
+	if (!summary_rules(S) || !nb || !sys_free(nb))
+		return 0;
+	for (q = NODE_PEND(A); q; q = S->cand[q].next) {
+		const char *n = sim_name(S, S->cand[q].id);
+
+		if (!n || !sys_free(n))
+			return 0;
+		found |= !strcmp(n, nb);
+	}
+	return found;
+}
+
+/* Fold a candidate list (comparison order) as perf chose along it. */
+static uint64_t fold_names(struct sim *S, const uint64_t *ids, uint32_t n)
+{
+	uint64_t s = ids[0];
+	uint32_t i;
+
+	for (i = 1; i < n; i++)
+		if (sim_choose_names(S, s, ids[i]))
+			s = ids[i];
+	return s;
+}
+
+/* Identity of node @x, making its deferred choice if it has one. */
+static uint64_t sim_resolve(struct sim *S, uint32_t x)
+{
+	struct rbs_val *N = &S->t.v[x];
+	uint32_t p = NODE_PEND(N), q;
+	uint64_t s;
+
+	if (!p)
+		return N->id;
+	s = S->cand[p].id;
+	for (q = S->cand[p].next; q; q = S->cand[q].next)
+		if (sim_choose_names(S, s, S->cand[q].id))
+			s = S->cand[q].id;
+	N->id = s;
+	N->aux = (uint32_t)N->aux;  /* binding class, type class and flag are the list's */
+	return s;
+}
+
+#define CHOOSE_DEFER 2
+
+static int eager_choices;       /* symindex_debug_eager(): the reference */
+
+void symindex_debug_eager(int on)
+{
+	eager_choices = on;
+}
+
+/*
+ * choose_best_symbol() of tools/perf/util/symbol.c for curr @a and its
+ * successor @b: 0 = keep a, 1 = keep b, CHOOSE_DEFER = the tree is the same
+ * either way and only the names decide (see above). Under a model whose
+ * symbols__fixup_duplicate marks IFUNC aliases (6.2+) the survivor's flag
+ * and type depend on the choice when either node is STT_GNU_IFUNC or
+ * already marked: such a choice is made now.
+ */
 static int sim_choose(struct sim *S, uint32_t a, uint32_t b)
 {
-	const struct rbs_node *A = &S->t.n[a], *B = &S->t.n[b];
-	int64_t la = (int64_t)(A->end - A->start), lb = (int64_t)(B->end - B->start);
+	const struct rbs_val *A = &S->t.v[a], *B = &S->t.v[b];
+	uint64_t start = S->t.n[a].start;       /* == S->t.n[b].start */
+	int64_t la = (int64_t)(A->end - start), lb = (int64_t)(B->end - start);
 	unsigned ba = AUX_BIND(A->aux), bb = AUX_BIND(B->aux);
-	const char *na, *nb;
+	int mark = S->src->model->fixup.dup_marks_ifunc_alias;
 
 	if (lb == 0 && la > 0)
 		return 0;
@@ -995,67 +1411,152 @@ static int sim_choose(struct sim *S, uint32_t a, uint32_t b)
 		return 0;
 	if ((bb == STB_GLOBAL) && !(ba == STB_GLOBAL))
 		return 1;
-	na = sim_name(S, A->id);
-	nb = sim_name(S, B->id);
-	if (!na || !nb) {
-		S->uncertain = 1;
-		return 0;
-	}
-	if (strcmp(na, nb)) {
-		int unc = 0, r;
-		char *da = S->src->model->demangle(na, S->src->demangle, &unc);
-		char *db = S->src->model->demangle(nb, S->src->demangle, &unc);
+	if (NODE_PEND(B))
+		sim_resolve(S, b);      /* not reached: next is always a fresh node */
+	if (!eager_choices && A->end == B->end && (S->t.n[a].right || !S->t.n[b].right) &&
+	    !(mark && (AUX_TYPE(A->aux) == STT_GNU_IFUNC || AUX_TYPE(B->aux) == STT_GNU_IFUNC ||
+		       ((A->aux | B->aux) & AUX_ALIAS))))
+		return CHOOSE_DEFER;    /* no name read at all (most .dynsym copies) */
+	if (!NODE_PEND(A)) {
+		const char *na = sim_name(S, A->id), *nb = sim_name(S, B->id);
 
-		r = unc ? 0 : S->src->model->choose_by_name(da ? da : na, db ? db : nb);
-		if (unc)
-			S->uncertain = 1;
-		free(da);
-		free(db);
-		return r;
+		if (na && nb && !strcmp(na, nb))
+			return S->src->model->choose_by_name(na, nb);   /* same raw name: no demangling */
+	} else if (copy_of_candidate(S, A, B->id)) {
+		return 0;               /* e.g. the .dynsym copy of a C1/C2 pair */
 	}
-	return S->src->model->choose_by_name(na, nb);
+	return sim_choose_names(S, sim_resolve(S, a), B->id);
+}
+
+/* Record curr @a's choice against @b as pending (b is then erased). */
+static void sim_defer(struct sim *S, uint32_t a, uint32_t b)
+{
+	struct rbs_val *A = &S->t.v[a];
+	uint32_t p = NODE_PEND(A), c;
+
+	if (!p) {
+		p = ++S->ncand;
+		S->cand[p].id = A->id;
+		S->cand[p].next = 0;
+		S->cand[p].tail = p;
+		A->aux = (uint32_t)A->aux | (uint64_t)p << 32;
+	}
+	c = ++S->ncand;
+	S->cand[c].id = S->t.v[b].id;
+	S->cand[c].next = 0;
+	S->cand[S->cand[p].tail].next = c;
+	S->cand[p].tail = c;
+}
+
+/*
+ * Node numbering: node x (1-based) is the x-th symbol in index order
+ * (start, table, index), which is the order of perf's tree (equal starts go
+ * right on insert, i.e. stay in insertion order: .symtab by index, then
+ * .dynsym). So the in-order walks of symbols__fixup_end and
+ * symbols__fixup_duplicate are sweeps over the node array, and a subtree -
+ * a range of starts - is a range of memory: the replay's inserts touch a
+ * few cache lines per level instead of one random line per node. The tree
+ * built is the same whatever the numbering (lib/rbtree.c looks at keys and
+ * colours only). S->live holds the symbol nodes in the tree.
+ *
+ * It also gives each insert its place without the walk from the root: the
+ * search for x's start ends at the nil child between x's in-order
+ * neighbours in the tree - the live nodes numbered just below (P, start <=
+ * x's) and just above (Q; start > x's, as equal starts are numbered in
+ * insertion order) - which is P's right child if P has none, else Q's left
+ * child (one of P, Q is an ancestor of the other). rbs_link() then does
+ * what rbs_insert() does after its walk. The walks were three quarters of
+ * a full replay (node: 181k inserts, a cache miss per level).
+ */
+static uint32_t next_live(const struct sim *S, uint32_t x)
+{
+	return nset_succ(&S->live, x);
+}
+
+static void sim_insert(struct sim *S, uint32_t x)
+{
+	uint32_t p = nset_pred(&S->live, x), q = nset_succ(&S->live, x);
+
+	if (p && !S->t.n[p].right)
+		rbs_link(&S->t, x, p, 0);
+	else if (q && !S->t.n[q].left)
+		rbs_link(&S->t, x, q, 1);
+	else if (!p && !q)
+		rbs_link(&S->t, x, 0, 0);
+	else
+		rbs_insert(&S->t, x);   /* not reached (see above) */
+	nset_add(&S->live, x);
+}
+
+/* symbols__fixup_end(is_kallsyms = false) on the live symbol nodes, the
+ * last one ending at the model's page rule */
+static void sim_fixup_end(struct sim *S)
+{
+	struct rbs_node *n = S->t.n;
+	struct rbs_val *v = S->t.v;
+	uint64_t page = sl_model_last_page(S->src->model);
+	uint32_t x, prev = 0;
+
+	for (x = next_live(S, 0); x; x = next_live(S, x)) {
+		if (prev && v[prev].end == n[prev].start)
+			v[prev].end = n[x].start;
+		prev = x;
+	}
+	if (prev && v[prev].end == n[prev].start)
+		v[prev].end = (n[prev].start + page - 1) / page * page + page;
 }
 
 /* symbols__fixup_duplicate(); 6.2+ marks the survivor of an IFUNC pair */
 static void sim_fixup_duplicate(struct sim *S)
 {
 	int mark = S->src->model->fixup.dup_marks_ifunc_alias;
-	uint32_t nd = rbs_first(&S->t), curr, next;
+	uint32_t curr = next_live(S, 0), next;
+	int r;
 
-	while (nd) {
-		curr = nd;
+	while (curr) {
+		next = next_live(S, curr);
 again:
-		nd = rbs_next(&S->t, curr);
-		next = nd;
-		if (!nd)
+		if (!next)
 			break;
-		if (S->t.n[curr].start != S->t.n[next].start)
+		if (S->t.n[curr].start != S->t.n[next].start) {
+			curr = next;
 			continue;
-		if (sim_choose(S, curr, next) == 0) {
-			if (mark && AUX_TYPE(S->t.n[next].aux) == STT_GNU_IFUNC)
-				S->t.n[curr].aux |= AUX_ALIAS;
-			rbs_erase(&S->t, next);
-			goto again;
-		} else {
-			if (mark && AUX_TYPE(S->t.n[curr].aux) == STT_GNU_IFUNC)
-				S->t.n[next].aux |= AUX_ALIAS;
-			nd = rbs_next(&S->t, curr);
-			rbs_erase(&S->t, curr);
 		}
+		r = sim_choose(S, curr, next);
+		if (r == CHOOSE_DEFER) {
+			sim_defer(S, curr, next);
+			r = 0;              /* the same tree as either choice */
+		}
+		if (r == 0) {
+			if (mark && AUX_TYPE(S->t.v[next].aux) == STT_GNU_IFUNC)
+				S->t.v[curr].aux |= AUX_ALIAS;
+			rbs_erase(&S->t, next);
+			nset_del(&S->live, next);
+			next = next_live(S, next);
+			goto again;
+		}
+		if (mark && AUX_TYPE(S->t.v[curr].aux) == STT_GNU_IFUNC)
+			S->t.v[next].aux |= AUX_ALIAS;
+		rbs_erase(&S->t, curr);
+		nset_del(&S->live, curr);
+		curr = next;
 	}
 }
 
-/* One synthesized symbol: symbol__new(start, len) + symbols__insert(). */
-static void sim_insert(struct sim *S, uint32_t *slot, uint64_t start, uint64_t len, uint64_t id)
+/* One synthesized symbol: symbol__new(start, len) + symbols__insert(); its
+ * key is outside the node numbering, so it walks from the root. */
+static void sim_insert_synth(struct sim *S, uint32_t *slot, uint64_t start, uint64_t len, uint64_t id)
 {
 	struct rbs_node *N = &S->t.n[*slot];
+	struct rbs_val *V = &S->t.v[*slot];
 
 	N->start = start;
-	N->end = len ? start + len : start;
-	N->id = id;
-	N->aux = STB_GLOBAL | ((uint64_t)STT_FUNC << 8);
+	V->end = len ? start + len : start;
+	V->id = id;
+	V->aux = STB_GLOBAL | ((uint64_t)STT_FUNC << 8);
 	rbs_insert(&S->t, *slot);
 	(*slot)++;
+	S->nsynth++;
 }
 
 /* dso__synthesize_plt_symbols() of perf 6.1 */
@@ -1066,15 +1567,16 @@ static void sim_plt_v61(struct sim *S, const struct symidx_layout *lay, uint32_t
 	if (!lay->plt_ok)
 		return;
 	for (i = 0; i < lay->nplt_rel; i++)
-		sim_insert(S, &slot, lay->plt_first + (uint64_t)i * lay->plt_entsize, lay->plt_entsize, SIM_PLT | i);
+		sim_insert_synth(S, &slot, lay->plt_first + (uint64_t)i * lay->plt_entsize, lay->plt_entsize,
+				 SIM_PLT | i);
 }
 
 /*
  * dso__synthesize_plt_symbols() of perf 6.2+ (model_perf612.c lists the
- * rules). @name_of[k] gets, for the IFUNC entries named from the tree, the
+ * rules). S->name_of[k] gets, for the IFUNC entries named from the tree, the
  * node whose name perf uses (0: none, "offset_0x..@plt").
  */
-static void sim_plt_v62(struct sim *S, const struct symidx_layout *lay, uint32_t slot, uint32_t *name_of)
+static void sim_plt_v62(struct sim *S, const struct symidx_layout *lay, uint32_t slot)
 {
 	const struct symidx_plt2 *p = &lay->p2;
 	uint32_t x, hdr = 0, i, f = 0;
@@ -1083,16 +1585,16 @@ static void sim_plt_v62(struct sim *S, const struct symidx_layout *lay, uint32_t
 	if (!p->ok)
 		return;
 	x = rbs_find(&S->t, p->plt_off);
-	if (x && S->t.n[x].start < p->plt_off && S->t.n[x].end > p->plt_off)
-		S->t.n[x].end = p->plt_off;
+	if (x && S->t.n[x].start < p->plt_off && S->t.v[x].end > p->plt_off)
+		S->t.v[x].end = p->plt_off;
 	if (!p->sizes_ok)
 		return;
 	hdr = slot;
-	sim_insert(S, &slot, p->plt_off, p->hdr, SIM_PLT_HDR);
+	sim_insert_synth(S, &slot, p->plt_off, p->hdr, SIM_PLT_HDR);
 	for (i = 0; i < p->ngot; i++)
-		sim_insert(S, &slot, p->got_off + (uint64_t)i * p->got_ent, p->got_ent, SIM_PLT_GOT | i);
+		sim_insert_synth(S, &slot, p->got_off + (uint64_t)i * p->got_ent, p->got_ent, SIM_PLT_GOT | i);
 	if (p->sec) {
-		S->t.n[hdr].end = p->plt_off + p->plt_size;
+		S->t.v[hdr].end = p->plt_off + p->plt_size;
 		base = p->sec_off;
 		ent = p->sec_ent;
 	} else {
@@ -1102,21 +1604,23 @@ static void sim_plt_v62(struct sim *S, const struct symidx_layout *lay, uint32_t
 	if (!p->rel_ok)
 		return;
 	if (!p->sec) {
-		if ((uint64_t)p->nrel * ent == p->plt_size)
+		if ((uint64_t)p->nrel * ent == p->plt_size) {
 			rbs_erase(&S->t, hdr);      /* dso__delete_symbol */
-		else
+			S->nsynth--;
+		} else {
 			base += p->hdr;
+		}
 	}
 	for (i = 0; i < p->nrel; i++) {
 		if (f < p->nifunc && p->ifunc_k[f] == i) {
 			uint32_t y = rbs_find(&S->t, p->ifunc_addr[f]);
 
 			if (y && S->t.n[y].start == p->ifunc_addr[f] &&
-			    (AUX_TYPE(S->t.n[y].aux) == STT_GNU_IFUNC || (S->t.n[y].aux & AUX_ALIAS)))
-				name_of[i] = y;
+			    (AUX_TYPE(S->t.v[y].aux) == STT_GNU_IFUNC || (S->t.v[y].aux & AUX_ALIAS)))
+				S->name_of[i] = y;
 			f++;
 		}
-		sim_insert(S, &slot, base + (uint64_t)i * ent, ent, SIM_PLT | i);
+		sim_insert_synth(S, &slot, base + (uint64_t)i * ent, ent, SIM_PLT | i);
 	}
 }
 
@@ -1130,118 +1634,583 @@ static uint32_t sim_synth_nodes(const struct symidx_layout *lay, enum sl_plt_rul
 }
 
 /*
- * sim_run - replay perf's load of the symbols kept in @keep (NULL: all) and
- * write perf's answer for each address into @o (node id: table << 32 | idx,
- * SIM_PLT* for synthesized symbols, SIM_NULL). Scratch memory is a memfd
- * mapping, not heap, except below SIM_HEAP_MAX bytes (a few hundred
- * symbols: five syscalls would cost more than the replay). Returns 0, 1 if a
- * duplicate choice depends on names the model cannot give, or -errno.
+ * sim_build - replay perf's load of the entries @ents[0..@nk) (indices into
+ * idx->entries, ascending; NULL = every entry) and of the symbols the
+ * model's PLT synthesis adds into S->t. Scratch memory is a memfd mapping,
+ * not heap, except below SIM_HEAP_MAX bytes (a few hundred symbols: five
+ * syscalls would cost more than the replay). Returns 0, 1 if a duplicate
+ * choice depends on names the model cannot give, or -errno; sim_free()
+ * after.
  */
 #define SIM_HEAP_MAX (64u << 10)
 
-static int sim_run(const struct symidx *idx, const struct symidx_src *src,
-		   const struct symidx_layout *lay, uint8_t *const keep[2],
-		   const uint64_t *addrs, size_t naddrs, const struct sim_out *o)
+static void sim_free(struct sim *S)
 {
-	struct sim S = { .idx = idx, .src = src };
+	if (!S->map)
+		return;
+	if (S->heap)
+		free(S->map);
+	else
+		munmap(S->map, S->map_size);
+	S->map = NULL;
+}
+
+struct ins_ctx {
+	const struct symidx_entry *e;
+	const uint32_t *ents;
+};
+
+/* perf's insertion order of two positions of ents[]: (table, index) */
+static int ins_order(const void *pa, const void *pb, void *ctx)
+{
+	const struct ins_ctx *c = ctx;
+	const struct symidx_entry *a = &c->e[c->ents[*(const uint32_t *)pa]];
+	const struct symidx_entry *b = &c->e[c->ents[*(const uint32_t *)pb]];
+
+	if (a->table != b->table)
+		return a->table < b->table ? -1 : 1;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+static int sim_build(struct sim *S, const struct symidx *idx, const struct symidx_src *src,
+		     const struct symidx_layout *lay, const uint32_t *ents, uint32_t nk)
+{
 	const struct sl_model *m = src->model;
 	const struct symidx_entry *e = idx->entries;
-	uint32_t nk = 0, i, nodes, nsynth, *perm, *name_of, nr[2] = { 0, 0 }, k;
-	size_t a;
-	int fd, t, heap;
+	uint32_t i, nodes, *ins, nr[2] = { 0, 0 }, k, nslots = 0, npn, nname;
+	char *p;
+	int fd, t;
 
-	for (i = 0; i < idx->nentries; i++)
-		if (!keep || BIT_TEST(keep[e[i].table], e[i].idx))
-			nk++;
-	nsynth = sim_synth_nodes(lay, m->plt);
-	nodes = nk + nsynth + 1;
-	S.map_size = (size_t)nodes * sizeof(struct rbs_node) +
-		     ((size_t)nk + idx->nsymtab + idx->ndynsym) * sizeof(uint32_t) +
-		     (m->plt == SL_PLT_V62 && lay->p2.rel_ok ? (size_t)lay->p2.nrel * sizeof(uint32_t) : 0) + 64;
-	heap = S.map_size <= SIM_HEAP_MAX;
-	if (heap) {
-		if (!(S.map = calloc(1, S.map_size)))
+	memset(S, 0, sizeof(*S));
+	S->idx = idx;
+	S->src = src;
+	if (!ents) {
+		nk = idx->nentries;
+		nslots = idx->nsymtab + idx->ndynsym;
+	}
+	nodes = nk + sim_synth_nodes(lay, m->plt) + 1;
+	nname = m->plt == SL_PLT_V62 && lay->p2.rel_ok ? lay->p2.nrel : 0;
+	/* nodes, the live set, deferred-choice lists (one element per erased
+	 * node plus one per list: at most 2 nk), the name memo where it pays,
+	 * the 6.2+ entry names, the insertion order (+ table slots for the
+	 * whole table) */
+	npn = nk >= PNAME_SLOTS / 4 ? PNAME_SLOTS : 0;
+	S->map_size = (size_t)nodes * (sizeof(struct rbs_node) + sizeof(struct rbs_val)) +
+		      nset_layout(NULL, nk + 1, NULL) * sizeof(uint64_t) +
+		      (2 * (size_t)nk + 2) * sizeof(struct sim_cand) +
+		      (size_t)npn * sizeof(struct pname) + (size_t)nname * sizeof(uint32_t) +
+		      ((size_t)nk + nslots) * sizeof(uint32_t) + 64;
+	S->heap = S->map_size <= SIM_HEAP_MAX;
+	if (S->heap) {
+		if (!(S->map = calloc(1, S->map_size)))
 			return -ENOMEM;
 	} else {
 		fd = memfd_create("symlazy-sim", MFD_CLOEXEC);
 		if (fd < 0)
 			return -errno;
-		if (ftruncate(fd, (off_t)S.map_size) < 0) {
+		if (ftruncate(fd, (off_t)S->map_size) < 0) {
 			close(fd);
 			return -ENOMEM;
 		}
-		S.map = mmap(NULL, S.map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		S->map = mmap(NULL, S->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		close(fd);
-		if (S.map == MAP_FAILED)
+		if (S->map == MAP_FAILED) {
+			S->map = NULL;
 			return -ENOMEM;
+		}
 	}
-	S.t.n = S.map;
-	S.t.root = 0;
-	perm = (uint32_t *)(S.t.n + nodes);
-	name_of = perm + nk + idx->nsymtab + idx->ndynsym;
-	{
-		/* insertion order (.symtab by index, then .dynsym) by placing each
-		 * entry at its table slot: O(n), no sort (the scratch starts zeroed) */
-		uint32_t *slot = perm + nk, nslots = idx->nsymtab + idx->ndynsym;
+	S->t.n = S->map;
+	S->t.v = (struct rbs_val *)(void *)(S->t.n + nodes);
+	S->t.root = 0;
+	S->nk = nk;
+	S->nodes = nodes;
+	p = (char *)(S->t.v + nodes);
+	p += nset_layout(&S->live, nk + 1, (uint64_t *)(void *)p) * sizeof(uint64_t);
+	S->cand = (struct sim_cand *)(void *)p;
+	p += (2 * (size_t)nk + 2) * sizeof(struct sim_cand);
+	if (npn) {
+		S->pn = (struct pname *)(void *)p;
+		p += (size_t)npn * sizeof(struct pname);
+	}
+	if (nname) {
+		S->name_of = (uint32_t *)(void *)p;
+		S->nname = nname;
+		p += (size_t)nname * sizeof(uint32_t);
+	}
+	ins = (uint32_t *)(void *)p;
+	if (!ents) {
+		/* insertion order of the whole table by placing each entry at its
+		 * table slot: O(n), no sort (the scratch starts zeroed) */
+		uint32_t *slot = ins + nk;
 
 		for (i = 0; i < idx->nentries; i++)
-			if (!keep || BIT_TEST(keep[e[i].table], e[i].idx))
-				slot[(e[i].table ? idx->nsymtab : 0) + e[i].idx] = i + 1;
+			slot[(e[i].table ? idx->nsymtab : 0) + e[i].idx] = i + 1;
 		for (i = 0, k = 0; i < nslots; i++)
 			if (slot[i])
-				perm[k++] = slot[i] - 1;
+				ins[k++] = slot[i] - 1;
+	} else {
+		struct ins_ctx c = { e, ents };
+
+		for (i = 0; i < nk; i++)
+			ins[i] = i;
+		qsort_r(ins, nk, sizeof(*ins), ins_order, &c);
 	}
 
 	for (t = 0, k = 0; t < 2; t++) {
-		for (; k < nk && e[perm[k]].table == (uint32_t)t; k++) {
-			const struct symidx_entry *E = &e[perm[k]];
-			struct rbs_node *N = &S.t.n[k + 1];
-			Elf_Data *tab = t ? src->dynsym : src->symtab;
-			GElf_Sym sym;
+		for (; k < nk; k++) {
+			uint32_t x = ins[k] + 1;
+			const struct symidx_entry *E = &e[ents ? ents[ins[k]] : ins[k]];
+			struct rbs_node *N = &S->t.n[x];
+			struct rbs_val *V = &S->t.v[x];
 
+			/* insertion order is random in memory: fetch ahead */
+			if (k + 16 < nk) {
+				__builtin_prefetch(&e[ents ? ents[ins[k + 16]] : ins[k + 16]]);
+				__builtin_prefetch(&S->t.n[ins[k + 16] + 1], 1);
+				__builtin_prefetch(&S->t.v[ins[k + 16] + 1], 1);
+			}
+
+			if (E->table != (uint32_t)t)
+				break;
 			N->start = E->start;
-			N->end = E->size ? E->start + E->size : E->start;
-			N->id = ((uint64_t)E->table << 32) | E->idx;
-			N->aux = tab && src->ops->gelf_getsym(tab, (int)E->idx, &sym) ?
-				 GELF_ST_BIND(sym.st_info) | ((uint64_t)GELF_ST_TYPE(sym.st_info) << 8) : 0;
-			rbs_insert(&S.t, k + 1);
+			V->end = E->size ? E->start + E->size : E->start;
+			V->id = ((uint64_t)E->table << 32) | E->idx;
+			V->aux = E->bind | ((uint64_t)E->type << 8);
+			sim_insert(S, x);
 			nr[t]++;
 		}
 		if (nr[t]) {
-			rbs_fixup_end_page(&S.t, sl_model_last_page(m));
-			sim_fixup_duplicate(&S);
+			sim_fixup_end(S);
+			sim_fixup_duplicate(S);
 		}
 	}
 	if (nr[0] + nr[1] > 0) {            /* dso__load: ret > 0 */
 		if (m->plt == SL_PLT_V62)
-			sim_plt_v62(&S, lay, nk + 1, name_of);
+			sim_plt_v62(S, lay, nk + 1);
 		else
-			sim_plt_v61(&S, lay, nk + 1);
+			sim_plt_v61(S, lay, nk + 1);
 	}
+	return S->uncertain ? 1 : 0;
+}
+
+/* perf's answer for each address into @o (symbol, start, end, name
+ * source; every field but id may be NULL): 0, or 1 if a deferred choice
+ * met names that cannot be mirrored. */
+static int sim_answers(struct sim *S, const uint64_t *addrs, size_t naddrs, const struct sim_out *o)
+{
+	size_t a;
+
 	for (a = 0; a < naddrs; a++) {
-		uint32_t x = rbs_find(&S.t, addrs[a]);
-		uint64_t id = x ? S.t.n[x].id : SIM_NULL;
+		uint32_t x = rbs_find(&S->t, addrs[a]);
+		uint64_t id = x ? sim_resolve(S, x) : SIM_NULL;
 
 		o->id[a] = id;
 		if (o->start)
-			o->start[a] = x ? S.t.n[x].start : 0;
+			o->start[a] = x ? S->t.n[x].start : 0;
 		if (o->end)
-			o->end[a] = x ? S.t.n[x].end : 0;
+			o->end[a] = x ? S->t.v[x].end : 0;
 		if (o->name) {
 			uint32_t y = 0;
 
-			if (m->plt == SL_PLT_V62 && (id >> 32) == (SIM_PLT >> 32) && (uint32_t)id < lay->p2.nrel)
-				y = name_of[(uint32_t)id];
-			o->name[a] = y ? S.t.n[y].id : SIM_NULL;
+			if (S->name_of && (id >> 32) == (SIM_PLT >> 32) && (uint32_t)id < S->nname)
+				y = S->name_of[(uint32_t)id];
+			o->name[a] = y ? sim_resolve(S, y) : SIM_NULL;
 			if (o->name_start)
-				o->name_start[a] = y ? S.t.n[y].start : 0;
+				o->name_start[a] = y ? S->t.n[y].start : 0;
 		}
 	}
-	if (heap)
-		free(S.map);
-	else
-		munmap(S.map, S.map_size);
-	return S.uncertain ? 1 : 0;
+	return S->uncertain ? 1 : 0;
+}
+
+/* ---- perf's full tree, cached ------------------------------------------
+ *
+ * The full tree depends on the DSO's tables, its layout, the model and the
+ * demangling mode only - not on the addresses - so it is replayed once and
+ * its final shape kept beside the index (file "<build-id>-<key>.tree"):
+ * later runs answer the shape-dependent addresses with one rbs_find() walk
+ * each instead of replaying every insertion (node: 181k symbols, 340M
+ * instructions of replay per perf run). Only the search structure is
+ * stored: start, end, id and the two children of each live node, in
+ * breadth-first order (index 0 = none); a node whose duplicate choice was
+ * deferred has id SIM_PEND | o, its candidates being pool[o+1 .. o+pool[o]],
+ * and the choice is made when it answers. After the pool, the 6.2+ PLT
+ * entries named from the tree: (entry k, node) pairs. A file whose replay
+ * hit a name-dependent choice symlazy cannot mirror stores only that
+ * verdict.
+ */
+#define SYMTREE_MAGIC   "SYMLZTR\0"
+#define SYMTREE_VERSION 4u          /* 4: model in the key, named PLT entries */
+
+struct symtree_hdr {
+	char magic[8];
+	uint32_t version, hdr_size;
+	uint64_t key;               /* tree_key(): index key, model, demangling, version */
+	uint64_t checksum;          /* symindex_checksum of everything after the header */
+	uint32_t nnodes, root;      /* nodes[1..nnodes]; root 0 = empty */
+	uint32_t uncertain;         /* 1: the replay needs names we cannot mirror */
+	uint32_t npool;             /* uint64_t words of candidate lists after the nodes */
+	uint32_t nnames, pad;       /* struct symtree_name after the pool */
+};
+
+struct symtree_node {
+	uint64_t start, end, id;
+	uint32_t left, right;
+};
+
+struct symtree_name {
+	uint32_t k, node;           /* PLT entry k is named after node */
+};
+
+struct symtree {
+	void *map;
+	size_t map_size;
+	const struct symtree_hdr *h;
+	const struct symtree_node *n;   /* n[0] unused */
+	const uint64_t *pool;
+	const struct symtree_name *names;
+};
+
+#define SIM_PEND (5ull << 32)
+
+static uint64_t tree_key(const struct symidx *idx, const struct symidx_src *src)
+{
+	const struct sl_model *m = src->model;
+	uint64_t h = 0xcbf29ce484222325ull, v = SYMTREE_VERSION, page = sl_model_last_page(m);
+	int32_t dem = src->demangle, rules[2] = { (int32_t)m->plt, m->fixup.dup_marks_ifunc_alias };
+	const char *dn = m->demangler_name ? m->demangler_name() : "";
+
+	h = fnv1a(h, &v, sizeof(v));
+	h = fnv1a(h, &idx->key, sizeof(idx->key));
+	h = fnv1a(h, &dem, sizeof(dem));
+	/* the model's rules and names: its name, PLT variant, fixups, and the
+	 * demangler this process found (6.12: perf's own or __cxa_demangle) */
+	h = fnv1a(h, m->name, strlen(m->name) + 1);
+	h = fnv1a(h, rules, sizeof(rules));
+	h = fnv1a(h, &page, sizeof(page));
+	return fnv1a(h, dn, strlen(dn) + 1);
+}
+
+static void tree_name(const struct symidx_src *src, uint64_t key, char *buf, size_t n)
+{
+	char hex[2 * 20 + 1];
+
+	build_id_hex(src->build_id, src->build_id_len > 20 ? 20 : src->build_id_len, hex);
+	snprintf(buf, n, "%s-%016llx.tree", hex[0] ? hex : "nobuildid", (unsigned long long)key);
+}
+
+/* Map a cached tree; 0 if its header, size and checksum hold. Node links
+ * are bounds-checked by tree_find() as it walks, not here. */
+static int tree_open(const struct symidx_src *src, uint64_t key, struct symtree *T)
+{
+	char name[128];
+	struct stat st;
+	const struct symtree_hdr *h;
+	void *map;
+	int fd;
+
+	memset(T, 0, sizeof(*T));
+	if (src->cache_dirfd < 0)
+		return -ENOENT;
+	tree_name(src, key, name, sizeof(name));
+	fd = openat(src->cache_dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(*h) ||
+	    st.st_uid != geteuid()) {
+		close(fd);
+		return -EINVAL;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return -errno;
+	h = map;
+	if (memcmp(h->magic, SYMTREE_MAGIC, 8) || h->version != SYMTREE_VERSION || h->hdr_size != sizeof(*h) ||
+	    h->key != key || h->uncertain > 1 || h->root > h->nnodes || (h->uncertain && h->nnodes) ||
+	    (uint64_t)st.st_size != sizeof(*h) + ((uint64_t)h->nnodes + 1) * sizeof(struct symtree_node) +
+				    (uint64_t)h->npool * sizeof(uint64_t) +
+				    (uint64_t)h->nnames * sizeof(struct symtree_name) ||
+	    symindex_checksum((const char *)map + sizeof(*h), (size_t)st.st_size - sizeof(*h)) != h->checksum) {
+		munmap(map, (size_t)st.st_size);
+		return -EINVAL;
+	}
+	T->map = map;
+	T->map_size = (size_t)st.st_size;
+	T->h = h;
+	T->n = (const void *)(h + 1);
+	T->pool = (const void *)(T->n + h->nnodes + 1);
+	T->names = (const void *)(T->pool + h->npool);
+	return 0;
+}
+
+/* rbs_find() on a mapped tree; -1 if a link is out of bounds or the walk is
+ * deeper than a red-black tree of 2^32 nodes can be (a damaged file). */
+static int tree_find(const struct symtree *T, uint64_t ip, uint32_t *out)
+{
+	uint32_t x = T->h->root, depth = 0;
+
+	while (x) {
+		const struct symtree_node *N;
+
+		if (x > T->h->nnodes || ++depth > 2 * 32 + 2)
+			return -1;
+		N = &T->n[x];
+		if (ip < N->start)
+			x = N->left;
+		else if (ip > N->end || (ip == N->end && ip != N->start))
+			x = N->right;
+		else
+			break;
+	}
+	*out = x;
+	return 0;
+}
+
+/* The identity of cached node @x (1..nnodes), a deferred choice made with
+ * @R's names; -1 for a damaged candidate list. */
+static int tree_id(const struct symtree *T, struct sim *R, uint32_t x, uint64_t *id)
+{
+	uint64_t v = T->n[x].id;
+
+	if ((v >> 32) == (SIM_PEND >> 32)) {
+		uint64_t o = (uint32_t)v;
+
+		if (o >= T->h->npool || T->pool[o] < 2 || T->pool[o] > T->h->npool - o - 1)
+			return -1;
+		v = fold_names(R, T->pool + o + 1, (uint32_t)T->pool[o]);
+	}
+	*id = v;
+	return 0;
+}
+
+/* Write S's final tree (or, @uncertain, only that verdict) to the cache:
+ * temp file, renamed into place. Failures are silent: the next run replays. */
+static void tree_save(const struct sim *S, const struct symidx_src *src, uint64_t key, int uncertain)
+{
+	struct symtree_hdr *h;
+	struct symtree_node *out;
+	struct symtree_name *names;
+	uint64_t *pool;
+	uint32_t live = 0, npool = 0, nnames = 0, x, i, cnt, o = 0, k, bad = 0;
+	uint32_t *bfs = NULL;
+	char tmpname[96], name[128];
+	size_t size;
+	void *map;
+	int fd;
+
+	if (src->cache_dirfd < 0)
+		return;
+	if (!uncertain) {
+		live = S->nsynth;       /* synthesized nodes stay, but for the ".plt" one */
+		for (x = next_live(S, 0); x; x = next_live(S, x)) {
+			uint32_t q;
+
+			live++;
+			if (NODE_PEND(&S->t.v[x]))
+				for (npool++, q = NODE_PEND(&S->t.v[x]); q; q = S->cand[q].next)
+					npool++;
+		}
+		for (k = 0; k < S->nname; k++)
+			nnames += S->name_of[k] != 0;
+		if (nnames && !(bfs = calloc(S->nodes + 1, sizeof(*bfs))))
+			return;
+	}
+	size = sizeof(*h) + ((size_t)live + 1) * sizeof(*out) + (size_t)npool * sizeof(uint64_t) +
+	       (size_t)nnames * sizeof(*names);
+	fd = sl_cache_backing(src, size, tmpname, sizeof(tmpname));
+	if (fd < 0) {
+		free(bfs);
+		return;
+	}
+	if (!tmpname[0]) {          /* memfd: no cache file to keep */
+		close(fd);
+		free(bfs);
+		return;
+	}
+	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		sl_cache_discard(src, tmpname);
+		close(fd);
+		free(bfs);
+		return;
+	}
+	h = map;
+	out = (void *)(h + 1);
+	pool = (void *)(out + live + 1);
+	names = (void *)(pool + npool);
+	memset(out, 0, sizeof(*out));
+	/* breadth-first renumbering; a queued node's sim index waits in its
+	 * .left until the node is filled in */
+	cnt = 0;
+	if (live && S->t.root)
+		out[++cnt].left = S->t.root;
+	for (i = 1; i <= cnt; i++) {
+		uint32_t sx = out[i].left;
+		const struct rbs_node *N = &S->t.n[sx];
+		const struct rbs_val *V = &S->t.v[sx];
+
+		if (bfs && sx < S->nodes)
+			bfs[sx] = i;
+		out[i].start = N->start;
+		out[i].end = V->end;
+		out[i].id = V->id;
+		out[i].left = out[i].right = 0;
+		if (NODE_PEND(V) && o < npool) {
+			uint32_t q, c = o++;
+
+			out[i].id = SIM_PEND | c;
+			for (q = NODE_PEND(V); q && o < npool; q = S->cand[q].next)
+				pool[o++] = S->cand[q].id;
+			pool[c] = o - c - 1;
+		}
+		if (N->left) {
+			if (cnt < live) {
+				out[++cnt].left = N->left;
+				out[i].left = cnt;
+			} else {
+				bad = 1;
+			}
+		}
+		if (N->right) {
+			if (cnt < live) {
+				out[++cnt].left = N->right;
+				out[i].right = cnt;
+			} else {
+				bad = 1;
+			}
+		}
+	}
+	for (k = 0, i = 0; k < S->nname && i < nnames; k++) {
+		if (!S->name_of[k])
+			continue;
+		names[i].k = k;
+		names[i].node = bfs[S->name_of[k]];
+		bad |= !names[i].node;
+		i++;
+	}
+	free(bfs);
+	memset(h, 0, sizeof(*h));
+	memcpy(h->magic, SYMTREE_MAGIC, 8);
+	h->version = SYMTREE_VERSION;
+	h->hdr_size = sizeof(*h);
+	h->key = key;
+	h->nnodes = cnt;
+	h->root = cnt ? 1 : 0;
+	h->uncertain = (uint32_t)!!uncertain;
+	h->npool = npool;
+	h->nnames = nnames;
+	h->checksum = symindex_checksum(out, size - sizeof(*h));
+	munmap(map, size);
+	tree_name(src, key, name, sizeof(name));
+	if (bad || cnt != live || o != npool || i != nnames ||
+	    renameat(src->cache_dirfd, tmpname, src->cache_dirfd, name) < 0)
+		sl_cache_discard(src, tmpname);
+	close(fd);
+}
+
+/* The answers of the cached tree @T into @o; @R gives the names of
+ * deferred choices. 0, or -1 if the file is damaged. */
+static int tree_answers(const struct symtree *T, struct sim *R, const uint64_t *addrs, size_t naddrs,
+			const struct sim_out *o)
+{
+	size_t a;
+
+	for (a = 0; a < naddrs; a++) {
+		uint32_t x, y = 0, j;
+		uint64_t id = SIM_NULL, nid = SIM_NULL;
+
+		if (tree_find(T, addrs[a], &x) < 0 || (x && tree_id(T, R, x, &id) < 0))
+			return -1;
+		if (x && (id >> 32) == (SIM_PLT >> 32))
+			for (j = 0; j < T->h->nnames; j++)
+				if (T->names[j].k == (uint32_t)id) {
+					y = T->names[j].node;
+					if (!y || y > T->h->nnodes || tree_id(T, R, y, &nid) < 0)
+						return -1;
+					break;
+				}
+		o->id[a] = id;
+		if (o->start)
+			o->start[a] = x ? T->n[x].start : 0;
+		if (o->end)
+			o->end[a] = x ? T->n[x].end : 0;
+		if (o->name) {
+			o->name[a] = y ? nid : SIM_NULL;
+			if (o->name_start)
+				o->name_start[a] = y ? T->n[y].start : 0;
+		}
+	}
+	return 0;
+}
+
+/*
+ * full_answers - perf's answers with the whole table for each address (@o:
+ * symbol, start, end, name source) under src's model: from the cached tree,
+ * else by replaying the full load (and caching its shape). Returns 0, 1 if
+ * perf's duplicate choice needs names symlazy cannot mirror, or -errno.
+ */
+static int full_answers(const struct symidx *idx, const struct symidx_src *src,
+			const struct symidx_layout *lay, const uint64_t *addrs, size_t naddrs,
+			const struct sim_out *o)
+{
+	uint64_t key = tree_key(idx, src);
+	struct symtree T;
+	struct sim S;
+	int r;
+
+	if (tree_open(src, key, &T) == 0) {
+		struct sim R;           /* names only, for deferred choices */
+		int bad = 0;
+
+		memset(&R, 0, sizeof(R));
+		R.idx = idx;
+		R.src = src;
+		r = (int)T.h->uncertain;
+		if (!r)
+			bad = tree_answers(&T, &R, addrs, naddrs, o) < 0;
+		munmap(T.map, T.map_size);
+		if (R.uncertain)
+			return 1;
+		if (!bad)
+			return r;
+		/* damaged links: replay (and overwrite the file) */
+	}
+	r = sim_build(&S, idx, src, lay, NULL, 0);
+	if (r >= 0) {
+		tree_save(&S, src, key, r > 0);
+		if (r == 0)
+			r = sim_answers(&S, addrs, naddrs, o);
+	}
+	sim_free(&S);
+	return r;
+}
+
+/* The reduced load: the entries of the kept groups (O(kept), not a pass
+ * over the whole table). */
+static int sim_reduced(const struct symidx *idx, const struct symidx_src *src,
+		       const struct symidx_layout *lay, const uint8_t *kept,
+		       const uint64_t *addrs, size_t naddrs, const struct sim_out *o)
+{
+	uint32_t *ents, n = 0, cap = 0, i, k;
+	struct sim S;
+	int r;
+
+	for (i = 0; i < idx->ngroups; i++)
+		if (BIT_TEST(kept, i))
+			cap += idx->groups[i].n;
+	ents = malloc(((size_t)cap + 1) * sizeof(*ents));
+	if (!ents)
+		return -ENOMEM;
+	for (i = 0; i < idx->ngroups; i++)
+		if (BIT_TEST(kept, i))
+			for (k = idx->groups[i].first; k < idx->groups[i].first + idx->groups[i].n; k++)
+				ents[n++] = k;
+	r = sim_build(&S, idx, src, lay, ents, n);
+	if (r == 0)
+		r = sim_answers(&S, addrs, naddrs, o);
+	sim_free(&S);
+	free(ents);
+	return r;
 }
 
 int symindex_replay(const struct symidx *idx, const struct symidx_src *src,
@@ -1264,7 +2233,7 @@ int symindex_replay(const struct symidx *idx, const struct symidx_src *src,
 	o.end = buf + 2 * naddrs;
 	o.name = buf + 3 * naddrs;
 	o.name_start = buf + 4 * naddrs;
-	r = sim_run(idx, src, lay, NULL, addrs, naddrs, &o);
+	r = full_answers(idx, src, lay, addrs, naddrs, &o);
 	for (a = 0; r >= 0 && a < naddrs; a++) {
 		uint64_t id = o.id[a];
 		struct symidx_answer *x = &out[a];
@@ -1313,7 +2282,7 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 		  uint8_t *keep_symtab, uint8_t *keep_dynsym,
 		  uint32_t *kept_groups, char *why, size_t whysz)
 {
-	uint8_t *kept, *keep[2] = { keep_symtab, keep_dynsym };
+	uint8_t *kept;
 	uint32_t *stack = NULL, sp = 0, cap = 0, nk = 0, i;
 	uint64_t *buf = NULL;
 	struct sim_out full = { 0 }, red = { 0 };
@@ -1376,7 +2345,7 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 		red.id = buf + 5 * naddrs;
 		red.end = buf + 6 * naddrs;
 		red.name = buf + 7 * naddrs;
-		r = sim_run(idx, src, lay, NULL, addrs, naddrs, &full);
+		r = full_answers(idx, src, lay, addrs, naddrs, &full);
 		if (r != 0) {
 			if (r > 0) {
 				char dw[SL_WHY_DETAIL / 2] = "";
@@ -1449,7 +2418,7 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 			break;
 		/* rule 2, second half: the reduced tree must answer like the full
 		 * one - same symbol, same end, same name source */
-		r = sim_run(idx, src, lay, keep, addrs, naddrs, &red);
+		r = sim_reduced(idx, src, lay, kept, addrs, naddrs, &red);
 		if (r != 0) {
 			ret = r < 0 ? r : 1;
 			goto out;

@@ -87,7 +87,9 @@ struct symidx_entry {           /* one candidate symbol */
 	uint64_t start;             /* perf's adjusted start */
 	uint64_t size;              /* st_size */
 	uint32_t idx;               /* index in its table */
-	uint32_t table;             /* 0 = .symtab, 1 = .dynsym */
+	uint16_t table;             /* 0 = .symtab, 1 = .dynsym */
+	uint8_t bind;               /* GELF_ST_BIND (perf's duplicate choice) */
+	uint8_t type;               /* GELF_ST_TYPE (6.2+: IFUNC aliases and names) */
 };
 
 struct symidx_group {
@@ -112,6 +114,7 @@ struct symidx {
 	int unmodelable;            /* perf would abort the pass or we can't model it */
 	char why[96];               /* reason when unmodelable */
 	int from_cache;             /* 1 if mapped from an existing cache file */
+	uint64_t key;               /* identity of the index (file name, tree cache) */
 };
 
 struct sl_model;
@@ -162,8 +165,9 @@ int symindex_src_init(struct symidx_src *src, const struct elf_ops *ops, Elf *el
  */
 int symindex_src_tables(const struct elf_ops *ops, Elf *elf, struct symidx_src *src);
 
-/* symindex_checksum - the index file's payload checksum (word-wise FNV-1a
- * variant; detects corruption, not tampering: the cache dir is private). */
+/* symindex_checksum - the cache files' payload checksum (four lanes of
+ * word-wise FNV-1a; detects corruption, not tampering: the cache dir is
+ * private). */
 uint64_t symindex_checksum(const void *p, size_t n);
 
 /*
@@ -188,9 +192,10 @@ int symindex_layout(const struct elf_ops *ops, Elf *elf, uint64_t fsize, struct 
  *          may contain A (pmax <= A) and no PLT symbol starts in (T.start, A]:
  *          then T is the only containing node on every search path;
  *   rule 2 (shape): otherwise (overlaps, PLT) the answer depends on the rb-tree
- *          shape: with @src, perf's full tree is replayed (rbsim.h) to get its
- *          answer, that symbol's group is kept, and the reduced tree is
- *          replayed too; every address must get the same symbol from both,
+ *          shape: with @src, perf's full tree gives its answer (its final
+ *          shape cached beside the index, else replayed: rbsim.h, and then
+ *          cached), that symbol's group is kept, and the reduced tree is
+ *          replayed; every address must get the same symbol from both,
  *          else (or without @src) return 1 (= pass the full table);
  *   rule 3 (ends): a kept group with a zero-size .symtab member keeps its
  *          next .symtab group, one with a zero-size .dynsym member its next
@@ -250,7 +255,9 @@ uint32_t symindex_find(const struct symidx *idx, uint64_t addr);
  * @ans[i] gets the node perf's symbols__find returns: SYMIDX_ID(table, idx)
  * for a table symbol, SYMIDX_ID_PLT | k for the k-th synthesized PLT symbol
  * (the k-th .rela.plt/.rel.plt entry), SYMIDX_ID_NULL for none; @ans_start
- * (may be NULL) its start. Returns 0, 1 if some same-address duplicate
+ * (may be NULL) its start. The full tree comes from the cache beside the
+ * index (src->cache_dirfd) when there is one, else it is replayed (and its
+ * shape cached). Returns 0, 1 if some same-address duplicate
  * choice depended on a name perf post-processes beyond libiberty (answers
  * are then best effort), -EINVAL for an unmodelable index, -errno.
  * Cost: O(n log n) for n candidates, scratch in a memfd mapping.
@@ -263,6 +270,11 @@ uint32_t symindex_find(const struct symidx *idx, uint64_t addr);
 int symindex_replay_ids(const struct symidx *idx, const struct symidx_src *src,
 			const struct symidx_layout *lay, const uint64_t *addrs, size_t naddrs,
 			uint64_t *ans, uint64_t *ans_start);
+
+/* symindex_debug_eager - @on: make every duplicate choice of the replay
+ * when perf makes it, demangling as needed (no deferral): the reference the
+ * tests compare the deferred replay with. Process-wide; for tests. */
+void symindex_debug_eager(int on);
 
 /* Heap sort of entries by (start, table, idx), in place, no allocation. */
 void symindex_sort(struct symidx_entry *e, size_t n);

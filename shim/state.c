@@ -61,6 +61,7 @@ static struct {
 	struct elf_ent *elves;
 	struct data_ent *datas;
 	_Atomic unsigned long generation;
+	atomic_int setup_done;       /* setup() has returned: ok_real is final */
 	struct { uintptr_t lo, hi; } exe_text[8];
 	int n_exe_text;
 	int perf_proc;               /* issue 11: the executable is perf */
@@ -163,9 +164,15 @@ static void setup_inner(void)
 
 __thread struct shim_tscan shim_tscan __attribute__((tls_model("initial-exec")));
 
+/* Called on every interposed libelf call (perf makes one gelf_getsym call
+ * per symbol of every table it scans): after set-up one acquire load, no
+ * call into libc's pthread_once. */
 int shim_ready(void)
 {
+	if (__builtin_expect(atomic_load_explicit(&P.setup_done, memory_order_acquire), 1))
+		return P.ok_real;
 	pthread_once(&P.once, setup);
+	atomic_store_explicit(&P.setup_done, 1, memory_order_release);
 	return P.ok_real;
 }
 
@@ -231,8 +238,21 @@ void shim_track_elf(Elf *elf, int fd, int mmapped)
 	}
 	pthread_rwlock_wrlock(&P.lock);
 	HASH_FIND_PTR(P.elves, &elf, old);
-	if (old)              /* stale entry: pointer reused without our elf_end */
+	if (old) {            /* stale entry: pointer reused without our elf_end */
+		struct data_ent *d, *tmp;
+
 		HASH_DEL(P.elves, old);
+		/* the old Elf's data handles died with it: their tables (scan
+		 * state, mode, string table) belong to the old DSO and would be
+		 * looked up as the new one's (d->tab.elf is the same pointer).
+		 * Forget them, and flush their stats, as shim_forget_elf does. */
+		HASH_ITER(hh, P.datas, d, tmp) {
+			if (d->tab.elf == elf) {
+				HASH_DEL(P.datas, d);
+				free_data(d);
+			}
+		}
+	}
 	HASH_ADD_PTR(P.elves, elf, e);
 	atomic_fetch_add(&P.generation, 1);
 	pthread_rwlock_unlock(&P.lock);

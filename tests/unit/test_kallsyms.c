@@ -37,6 +37,7 @@ struct rsym {
 struct ref {
 	struct rsym *s;
 	struct rbs_node *n;
+	struct rbs_val *v;           /* rbsim.h: ends and ids beside the walked nodes */
 	size_t ns;
 	struct rbs all, kern, mods[8];
 	int64_t delta;
@@ -106,9 +107,13 @@ static void ref_load(struct ref *r, const char *buf, size_t len, const struct ks
 	memset(r, 0, sizeof(*r));
 	r->s = calloc(cap + 1, sizeof(*r->s));
 	r->n = calloc(cap + 1, sizeof(*r->n));
+	r->v = calloc(cap + 1, sizeof(*r->v));
 	r->all.n = r->kern.n = r->n;
-	for (unsigned i = 0; i < 8; i++)
+	r->all.v = r->kern.v = r->v;
+	for (unsigned i = 0; i < 8; i++) {
 		r->mods[i].n = r->n;
+		r->mods[i].v = r->v;
+	}
 	while (off < len) {
 		struct ks_rec k;
 		size_t l = ks_parse_rec(buf, len, off, &k);
@@ -131,19 +136,24 @@ static void ref_load(struct ref *r, const char *buf, size_t len, const struct ks
 			cap *= 2;
 			r->s = realloc(r->s, (cap + 1) * sizeof(*r->s));
 			r->n = realloc(r->n, (cap + 1) * sizeof(*r->n));
+			r->v = realloc(r->v, (cap + 1) * sizeof(*r->v));
 			r->all.n = r->kern.n = r->n;
-			for (unsigned i = 0; i < 8; i++)
+			r->all.v = r->kern.v = r->v;
+			for (unsigned i = 0; i < 8; i++) {
 				r->mods[i].n = r->n;
+				r->mods[i].v = r->v;
+			}
 		}
 		x = (uint32_t)++r->ns;
 		memset(&r->n[x], 0, sizeof(r->n[x]));
+		memset(&r->v[x], 0, sizeof(r->v[x]));
 		memset(&r->s[x], 0, sizeof(r->s[x]));
 		r->s[x].start = r->s[x].end = k.start;
 		strcpy(r->s[x].name, name);
 		r->s[x].type = k.type;
 		r->s[x].alive = 1;
-		r->n[x].start = r->n[x].end = k.start;
-		r->n[x].id = x;
+		r->n[x].start = r->v[x].end = k.start;
+		r->v[x].id = x;
 		rbs_insert(&r->all, x);
 	}
 	if (!f->ref_name[0])
@@ -197,7 +207,8 @@ again:
 
 			x = order[i];
 			memset(&r->n[x], 0, sizeof(r->n[x]));
-			r->n[x].id = x;
+		memset(&r->v[x], 0, sizeof(r->v[x]));
+			r->v[x].id = x;
 			if (tab) {
 				int m = -1;
 
@@ -211,7 +222,7 @@ again:
 				}
 				curr = m;
 				r->n[x].start = s->start;  /* relative = absolute - map start */
-				r->n[x].end = s->end;
+				r->v[x].end = s->end;
 				rbs_insert(&r->mods[m], x);
 			} else if (!strcmp(s->name, "__entry_SYSCALL_64_trampoline")) {
 				continue;
@@ -223,7 +234,7 @@ again:
 				s->start -= (uint64_t)r->delta;
 				s->end -= (uint64_t)r->delta;
 				r->n[x].start = s->start;
-				r->n[x].end = s->end;
+				r->v[x].end = s->end;
 				rbs_insert(&r->kern, x);
 			}
 		}
@@ -234,6 +245,7 @@ static void ref_free(struct ref *r)
 {
 	free(r->s);
 	free(r->n);
+	free(r->v);
 }
 
 /* "name start end" perf finds for @ip in the kernel tree and each module's */

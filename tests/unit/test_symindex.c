@@ -318,6 +318,252 @@ static void test_sort(void **state)
 	}
 }
 
+/* ---- the replay of perf's full tree ------------------------------------ */
+
+struct dso {
+	int fd;
+	Elf *elf;
+	struct symidx_layout lay;
+	struct symidx_src src;
+	unsigned char bid[20];
+};
+
+static int dso_open(struct dso *d, const char *path)
+{
+	int r;
+
+	memset(d, 0, sizeof(*d));
+	d->fd = open(path, O_RDONLY);
+	if (d->fd < 0)
+		return -1;
+	d->elf = ops->elf_begin(d->fd, ELF_C_READ_MMAP, NULL);
+	if (!d->elf || symindex_layout(ops, d->elf, 0, &d->lay) < 0)
+		return -1;
+	{
+		struct sl_file_id id = { .dev = 1, .ino = 7, .valid = 1 };
+
+		r = elf_read_build_id(ops, d->elf, d->bid, sizeof(d->bid));
+		symindex_src_init(&d->src, ops, d->elf, &d->lay, d->bid, r > 0 ? (size_t)r : 0, &id, -1,
+				  SYMIDX_DEM_NOOPTS);
+	}
+	return 0;
+}
+
+static void dso_close(struct dso *d)
+{
+	ops->elf_end(d->elf);
+	close(d->fd);
+}
+
+/* Addresses around every group (start, inside, last byte, end, past the
+ * end) and in every PLT entry: where the tree's shape can matter. */
+static uint64_t *probe_addrs(const struct symidx *idx, const struct symidx_layout *l, size_t *n)
+{
+	size_t cap = (size_t)idx->ngroups * 5 + (l->plt_ok ? (size_t)l->nplt_rel * 2 : 0) + 1, m = 0, i, k;
+	uint64_t *a = malloc(cap * sizeof(*a));
+
+	for (i = 0; i < idx->ngroups; i++) {
+		const struct symidx_group *G = &idx->groups[i];
+
+		a[m++] = G->start;
+		a[m++] = G->start + 1;
+		a[m++] = G->min_end > G->start ? G->min_end - 1 : G->start;
+		a[m++] = G->max_end;
+		a[m++] = G->max_end + 3;
+	}
+	for (i = 0; l->plt_ok && i < l->nplt_rel; i++) {
+		a[m++] = l->plt_first + i * l->plt_entsize;
+		a[m++] = l->plt_first + i * l->plt_entsize + 6;
+	}
+	for (i = 1; i < m; i++)         /* insertion sort is plenty here */
+		for (k = i; k > 0 && a[k - 1] > a[k]; k--) {
+			uint64_t t = a[k];
+
+			a[k] = a[k - 1]; a[k - 1] = t;
+		}
+	for (i = 0, k = 0; i < m; i++)
+		if (!k || a[k - 1] != a[i])
+			a[k++] = a[i];
+	*n = k;
+	return a;
+}
+
+/* The deferred replay (and its cached tree) answers every probe like the
+ * replay that makes each duplicate choice when perf makes it. */
+static void check_replay(const char *path, const char *cachedir)
+{
+	struct dso d;
+	struct symidx idx;
+	uint64_t *a, *ref, *refs, *got, *gots;
+	size_t n, i;
+	int rr, rg, dfd = -1, pass;
+
+	assert_int_equal(dso_open(&d, path), 0);
+	assert_int_equal(symindex_open(&d.src, &idx), 0);
+	if (idx.unmodelable) {
+		symindex_close(&idx);
+		dso_close(&d);
+		return;
+	}
+	/* the one-pass build's radix sort: (start, table, index) order */
+	for (i = 1; i < idx.nentries; i++) {
+		const struct symidx_entry *p = &idx.entries[i - 1], *q = &idx.entries[i];
+
+		assert_true(p->start < q->start || (p->start == q->start &&
+			    (p->table < q->table || (p->table == q->table && p->idx < q->idx))));
+	}
+	a = probe_addrs(&idx, &d.lay, &n);
+	ref = malloc(n * 8); refs = malloc(n * 8); got = malloc(n * 8); gots = malloc(n * 8);
+	symindex_debug_eager(1);
+	rr = symindex_replay_ids(&idx, &d.src, &d.lay, a, n, ref, refs);
+	symindex_debug_eager(0);
+	if (cachedir) {
+		dfd = open(cachedir, O_RDONLY | O_DIRECTORY);
+		assert_true(dfd >= 0);
+	}
+	for (pass = 0; pass < (cachedir ? 2 : 1); pass++) {   /* replayed, then from the file */
+		d.src.cache_dirfd = dfd;
+		rg = symindex_replay_ids(&idx, &d.src, &d.lay, a, n, got, gots);
+		d.src.cache_dirfd = -1;
+		/* deferral can only spare the eager replay's uncertainty */
+		assert_true(rg == 0 || rr != 0);
+		if (rr == 0) {
+			assert_int_equal(rg, 0);
+			for (i = 0; i < n; i++) {
+				if (got[i] != ref[i] || gots[i] != refs[i])
+					fail_msg("%s: %#llx answered %#llx (start %#llx), eager replay %#llx (start %#llx)",
+						 path, (unsigned long long)a[i], (unsigned long long)got[i],
+						 (unsigned long long)gots[i], (unsigned long long)ref[i],
+						 (unsigned long long)refs[i]);
+			}
+		}
+	}
+	if (dfd >= 0)
+		close(dfd);
+	free(a); free(ref); free(refs); free(got); free(gots);
+	symindex_close(&idx);
+	dso_close(&d);
+}
+
+/*
+ * A library made of duplicate choices: 3000 functions, each with 0-3
+ * aliases at its start - C1/C2 constructor pairs, names that differ in
+ * leading underscores or length, weak and global, equal and different
+ * sizes, zero-size labels - exported (.dynsym copies) and calling through
+ * the PLT.
+ */
+static void make_alias_lib(const char *sfile, const char *out)
+{
+	FILE *f = fopen(sfile, "w");
+	unsigned seed = 4242, i, k;
+	char cmd[512];
+
+	assert_non_null(f);
+	fputs("\t.text\n", f);
+	for (i = 0; i < 3000; i++) {
+		unsigned na = (unsigned)rand_r(&seed) % 4, size = 16 + 16 * ((unsigned)rand_r(&seed) % 4);
+
+		fprintf(f, "\t.globl _ZN3C%uC1Ev\n\t.type _ZN3C%uC1Ev,@function\n_ZN3C%uC1Ev:\n", i, i, i);
+		for (k = 0; k < na; k++) {
+			unsigned kind = (unsigned)rand_r(&seed) % 6;
+			const char *bind = rand_r(&seed) % 4 == 0 ? "weak" : "globl";
+
+			switch (kind) {
+			case 0: fprintf(f, "\t.%s _ZN3C%uC2Ev\n\t.type _ZN3C%uC2Ev,@function\n_ZN3C%uC2Ev:\n"
+					"\t.size _ZN3C%uC2Ev,%u\n", bind, i, i, i, i, size); break;
+			case 1: fprintf(f, "\t.%s __a%u_%u\n\t.type __a%u_%u,@function\n__a%u_%u:\n\t.size __a%u_%u,%u\n",
+					bind, i, k, i, k, i, k, i, k, size); break;
+			case 2: fprintf(f, "\t.%s _ZN2ns%uL7helper%uEv\n\t.type _ZN2ns%uL7helper%uEv,@function\n"
+					"_ZN2ns%uL7helper%uEv:\n\t.size _ZN2ns%uL7helper%uEv,%u\n",
+					bind, i, k, i, k, i, k, i, k, size); break;
+			case 3: fprintf(f, "\t.%s _ZN3C%uD2Ev\n\t.type _ZN3C%uD2Ev,@function\n_ZN3C%uD2Ev:\n"
+					"\t.size _ZN3C%uD2Ev,%u\n", bind, i, i, i, i, size + 16 * (k & 1)); break;
+			case 4: fprintf(f, "\t.%s lab%u_%u\nlab%u_%u:\n", bind, i, k, i, k); break;   /* zero-size label */
+			default: fprintf(f, "\t.%s x%u_%u_long_name\n\t.type x%u_%u_long_name,@function\n"
+					 "x%u_%u_long_name:\n\t.size x%u_%u_long_name,%u\n",
+					 bind, i, k, i, k, i, k, i, k, size); break;
+			}
+		}
+		if (i % 50 == 0)
+			fprintf(f, "\tcall puts@PLT\n\tcall abort@PLT\n\t.fill %u,1,0x90\n", size - 10);
+		else
+			fprintf(f, "\t.fill %u,1,0x90\n", size);
+		fprintf(f, "\t.size _ZN3C%uC1Ev,%u\n", i, size);
+	}
+	fputs("\t.section .note.GNU-stack,\"\",@progbits\n", f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cc -shared -Wl,--build-id -o %s %s", out, sfile);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void test_replay_deferred_equals_eager(void **state)
+{
+	char sfile[128], lib[128], cdir[128];
+
+	(void)state;
+	snprintf(sfile, sizeof(sfile), "%s/alias.s", dir);
+	snprintf(lib, sizeof(lib), "%s/libalias.so", dir);
+	snprintf(cdir, sizeof(cdir), "%s/tcache", dir);
+	mkdir(cdir, 0700);
+	make_alias_lib(sfile, lib);
+	check_replay(lib, cdir);
+	check_replay(sofile, NULL);
+	/* real C++ tables where the host has them (not required) */
+	if (access("/usr/lib/x86_64-linux-gnu/libstdc++.so.6", R_OK) == 0)
+		check_replay("/usr/lib/x86_64-linux-gnu/libstdc++.so.6", cdir);
+}
+
+/* A damaged or truncated tree file is ignored and rewritten; answers stay. */
+static void test_tree_cache_corruption(void **state)
+{
+	char lib[128], cdir[128], cmd[512];
+	struct dso d;
+	struct symidx idx;
+	uint64_t *a, *r0, *s0, *r1, *s1;
+	size_t n, i;
+	int dfd, round;
+
+	(void)state;
+	snprintf(lib, sizeof(lib), "%s/libalias.so", dir);
+	snprintf(cdir, sizeof(cdir), "%s/tcache2", dir);
+	mkdir(cdir, 0700);
+	if (access(lib, R_OK) != 0) {
+		char sfile[128];
+
+		snprintf(sfile, sizeof(sfile), "%s/alias.s", dir);
+		make_alias_lib(sfile, lib);
+	}
+	assert_int_equal(dso_open(&d, lib), 0);
+	assert_int_equal(symindex_open(&d.src, &idx), 0);
+	a = probe_addrs(&idx, &d.lay, &n);
+	r0 = malloc(n * 8); s0 = malloc(n * 8); r1 = malloc(n * 8); s1 = malloc(n * 8);
+	assert_int_equal(symindex_replay_ids(&idx, &d.src, &d.lay, a, n, r0, s0), 0);
+	dfd = open(cdir, O_RDONLY | O_DIRECTORY);
+	d.src.cache_dirfd = dfd;
+	for (round = 0; round < 4; round++) {
+		if (round == 1)         /* one byte of a node */
+			snprintf(cmd, sizeof(cmd), "f=$(ls %s/*.tree); printf '\\377' | dd of=$f bs=1 seek=100 conv=notrunc 2>/dev/null", cdir);
+		else if (round == 2)    /* cut */
+			snprintf(cmd, sizeof(cmd), "f=$(ls %s/*.tree); truncate -s 1000 $f", cdir);
+		else if (round == 3)    /* header only */
+			snprintf(cmd, sizeof(cmd), "f=$(ls %s/*.tree); truncate -s 48 $f", cdir);
+		if (round)
+			assert_int_equal(system(cmd), 0);
+		assert_int_equal(symindex_replay_ids(&idx, &d.src, &d.lay, a, n, r1, s1), 0);
+		for (i = 0; i < n; i++) {
+			assert_int_equal(r1[i], r0[i]);
+			assert_int_equal(s1[i], s0[i]);
+		}
+		snprintf(cmd, sizeof(cmd), "test $(ls %s/*.tree | wc -l) -eq 1", cdir);
+		assert_int_equal(system(cmd), 0);       /* (re)written, one file */
+	}
+	d.src.cache_dirfd = -1;
+	close(dfd);
+	free(a); free(r0); free(s0); free(r1); free(s1);
+	symindex_close(&idx);
+	dso_close(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -329,6 +575,8 @@ int main(void)
 		cmocka_unit_test(test_no_answer_keeps_one),
 		cmocka_unit_test(test_cache_roundtrip_and_corruption),
 		cmocka_unit_test(test_sort),
+		cmocka_unit_test(test_replay_deferred_equals_eager),
+		cmocka_unit_test(test_tree_cache_corruption),
 	};
 	return cmocka_run_group_tests_name("symindex", tests, setup, teardown);
 }
