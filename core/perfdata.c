@@ -31,6 +31,7 @@
 #include "pd_htab.h"
 #include "pd_machine.h"
 #include "pd_record.h"
+#include "pd_unwind.h"
 #include "perfdata.h"
 #include "util.h"
 
@@ -69,6 +70,12 @@ struct bidname {		/* HEADER_BUILD_ID entry (USER cpumode) */
 struct addrset {		/* file offsets per machine DSO */
 	uint64_t *v;
 	size_t n, alloc;
+	unsigned unsure;	/* enum pd_unsure: the set may miss unwound frames */
+};
+
+struct unsure_tid {		/* a thread with a sample pd_unwind cannot bound */
+	int32_t tid;
+	unsigned why;		/* enum pd_unsure */
 };
 
 struct col {
@@ -90,6 +97,10 @@ struct col {
 
 	struct addrset *addrs;	/* indexed like m.dsos */
 	size_t alloc_addrs;
+
+	uint64_t nr_unwind;	/* samples perf unwinds (DWARF): second pass */
+	struct unsure_tid *unsure;
+	size_t nr_unsure, alloc_unsure;
 
 	struct pd_result res;
 };
@@ -325,6 +336,8 @@ static int do_sample(struct col *c, const struct pd_record *rec)
 		if (!pd_machine_thread(&c->m, s->pid, tid))
 			return -ENOMEM;
 	}
+	if (pd_unwind_kind(s, NULL) != PD_UW_NONE)	/* its dump: pd_unwind_pass */
+		c->nr_unwind++;
 	if ((s->have & PERF_SAMPLE_ADDR) && (ret = ip_add(c, tid, s->addr, IP_ADDR)) < 0)
 		return ret;
 	if ((s->have & PERF_SAMPLE_IP) && s->cpumode == PERF_RECORD_MISC_USER &&
@@ -380,6 +393,72 @@ static int do_record(struct col *c, const struct pd_record *rec)
 	default:
 		return 0;
 	}
+}
+
+/* ------------------------------------------ DWARF-unwound callchains */
+
+static int unwind_add(void *ctx, int32_t tid, uint64_t ip)
+{
+	return ip_add(ctx, tid, ip, IP_CODE);
+}
+
+static int unwind_unsure(void *ctx, int32_t tid, enum pd_unsure why)
+{
+	struct col *c = ctx;
+	size_t i;
+
+	for (i = 0; i < c->nr_unsure; i++)
+		if (c->unsure[i].tid == tid)
+			return 0;
+	if (pd_grow((void **)&c->unsure, &c->alloc_unsure, c->nr_unsure + 1, sizeof(*c->unsure)) < 0)
+		return -ENOMEM;
+	c->unsure[c->nr_unsure].tid = tid;
+	c->unsure[c->nr_unsure++].why = why;
+	return 0;
+}
+
+/* Every DSO an unsure thread can reach gets the reason. */
+static int mark_unsure(struct col *c)
+{
+	size_t i, q, k, nl;
+	const uint32_t *list;
+
+	for (i = 0; i < c->nr_unsure; i++) {
+		nl = pd_machine_threads_of(&c->m, c->unsure[i].tid, &list);
+		for (q = 0; q < nl; q++) {
+			const struct pd_thread *t = &c->m.threads[list[q]];
+
+			for (k = 0; k < t->nr_maps; k++) {
+				uint32_t d = t->maps[k].dso;
+
+				if (d < c->alloc_addrs && !c->addrs[d].unsure)
+					c->addrs[d].unsure = c->unsure[i].why;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Second pass over @path for the stack dumps of DWARF samples (pd_unwind.h):
+ * their candidates join the (tid, ip) set before resolve_all. */
+static int collect_unwind(struct col *c, const char *path)
+{
+	struct pd_unwind_stats st;
+	int rc;
+
+	if (!c->nr_unwind)
+		return 0;
+	if ((rc = pd_machine_prepare(&c->m)) < 0)
+		return rc;
+	rc = pd_unwind_pass(path, &c->m, unwind_add, unwind_unsure, c, &st, c->err, c->errsz);
+	c->res.unwind.samples = st.samples;
+	c->res.unwind.unsure_samples = st.unsure_samples;
+	c->res.unwind.stack_bytes = st.stack_bytes;
+	c->res.unwind.windows = st.windows;
+	c->res.unwind.candidates = st.candidates;
+	if (rc < 0)
+		return rc;
+	return mark_unsure(c);
 }
 
 /* ------------------------------------------------------------- results */
@@ -485,9 +564,10 @@ static int build_result(struct col *c, const struct elf_ops *ops)
 		struct addrset *a = &c->addrs[i];
 		struct pd_dso *o;
 
-		if (!a->n)
+		if (!a->n && !a->unsure)
 			continue;
 		o = &out[n];
+		o->unsure = a->unsure;
 		if (d->build_id_size) {
 			memcpy(o->build_id, d->build_id, d->build_id_size);
 			o->build_id_size = d->build_id_size;
@@ -515,6 +595,8 @@ static int build_result(struct col *c, const struct elf_ops *ops)
 				return -ENOMEM;
 			memcpy(t->addrs + t->nr_addrs, a->v, a->n * sizeof(*a->v));
 			t->nr_addrs += a->n;
+			if (!t->unsure)
+				t->unsure = a->unsure;
 			memset(o, 0, sizeof(*o));
 			continue;
 		}
@@ -548,6 +630,7 @@ static void col_free(struct col *c)
 	for (i = 0; i < c->alloc_addrs; i++)
 		free(c->addrs[i].v);
 	free(c->addrs);
+	free(c->unsure);
 	perfdata_free(&c->res);
 }
 
@@ -593,7 +676,8 @@ int perfdata_read(const char *path, const struct elf_ops *ops, struct pd_result 
 	}
 	c.res.data_bytes = pd_data_bytes(c.rd);
 	c.res.decompressed_bytes = pd_decompressed_bytes(c.rd);
-	if ((rc = resolve_all(&c)) < 0 || (rc = build_result(&c, ops)) < 0)
+	if ((rc = collect_unwind(&c, path)) < 0 || (rc = resolve_all(&c)) < 0 ||
+	    (rc = build_result(&c, ops)) < 0)
 		goto out;
 	if (!c.res.nr_samples)
 		c.res.flags |= PD_F_NO_SAMPLES;

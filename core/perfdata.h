@@ -49,11 +49,16 @@ struct pd_dso {
 	uint64_t *addrs;                     /* sorted, unique file offsets */
 	size_t nr_addrs;
 	size_t alloc_addrs;                  /* internal */
+	/* enum pd_unsure (pd_unwind.h), 0 = none: a thread that maps this DSO
+	 * has a DWARF sample whose unwound frames the set cannot bound (e.g.
+	 * 32-bit user registers); such a DSO is listed even without addrs */
+	unsigned unsure;
 };
 
 /* Global reasons that make lazy mode unusable for the whole file. */
 enum pd_flags {
-	PD_F_DWARF_UNWIND = 1u << 0,   /* REGS_USER+STACK_USER: callchains need unwinding */
+	PD_F_DWARF_UNWIND = 1u << 0,   /* REGS_USER+STACK_USER: callchains need unwinding
+	                                * (collected by core/pd_unwind.c; not a fallback) */
 	PD_F_PIPE         = 1u << 1,   /* not a regular file (a FIFO): never read */
 	PD_F_LBR_CALLSTACK= 1u << 2,   /* branch_sample_type CALL_STACK */
 	PD_F_FOREIGN_ENDIAN = 1u << 3,
@@ -72,6 +77,11 @@ struct pd_result {
 	/* Added: bytes of the data section, and bytes decompressed from
 	 * COMPRESSED records (for throughput statistics). */
 	uint64_t data_bytes, decompressed_bytes;
+	/* Added: the second pass over DWARF samples' stack dumps (pd_unwind.h
+	 * struct pd_unwind_stats) */
+	struct {
+		uint64_t samples, unsure_samples, stack_bytes, windows, candidates;
+	} unwind;
 };
 
 /*

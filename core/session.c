@@ -189,8 +189,10 @@ static void setup_lazy(struct sl_session *s)
 		set_lazy_why(s, SL_R_PERFDATA_BAD, err[0] ? err : strerror(-r));
 		return;
 	}
-	if (s->addrs.flags & (PD_F_DWARF_UNWIND | PD_F_LBR_CALLSTACK)) {
-		set_lazy_why(s, (s->addrs.flags & PD_F_DWARF_UNWIND) ? SL_R_DWARF_UNWIND : SL_R_LBR_CALLSTACK, NULL);
+	/* DWARF callchains stay lazy: perfdata_read adds what perf can unwind
+	 * to (core/pd_unwind.c); DSOs it cannot bound carry pd_dso.unsure */
+	if (s->addrs.flags & PD_F_LBR_CALLSTACK) {
+		set_lazy_why(s, SL_R_LBR_CALLSTACK, NULL);
 		perfdata_free(&s->addrs);
 		return;
 	}
@@ -411,6 +413,10 @@ void sl_dso_plan(struct sl_session *s, struct sl_dso *d, sl_sibling_fn sib, void
 			sl_why_set(&d->why, SL_R_NO_SAMPLES, NULL);
 			return;
 		}
+	}
+	if (dso->unsure) {
+		sl_why_set(&d->why, sl_unsure_reason(dso->unsure), NULL);
+		return;
 	}
 	if (!runtime_layout(s, d, dso, sib, ctx, &lay)) {
 		sl_why_set(&d->why, SL_R_NO_RUNTIME_ELF, NULL);

@@ -91,9 +91,6 @@ int main(int argc, char **argv)
 		}
 		return 1;
 	}
-	if (res.flags & PD_F_DWARF_UNWIND)
-		fprintf(stderr, "symlazy-addrs: warning: DWARF callchains (REGS_USER+STACK_USER): "
-				"the address sets miss unwound frames\n");
 	if (res.flags & PD_F_LBR_CALLSTACK)
 		fprintf(stderr, "symlazy-addrs: warning: LBR call-stack mode: callchains may be "
 				"built from branch records\n");
@@ -129,14 +126,20 @@ int main(int argc, char **argv)
 		printf("read-time: %.3f s  data: %.1f MB  decompressed: %.1f MB  (%.0f MB/s of records)\n",
 		       secs, res.data_bytes / 1e6, res.decompressed_bytes / 1e6,
 		       secs > 0 ? (res.data_bytes + res.decompressed_bytes) / 1e6 / secs : 0.0);
+		if (res.flags & PD_F_DWARF_UNWIND)
+			printf("unwind: samples: %" PRIu64 "  unsure-samples: %" PRIu64
+			       "  stack: %.1f MB  values: %" PRIu64 "  in-maps: %" PRIu64 "\n",
+			       res.unwind.samples, res.unwind.unsure_samples,
+			       res.unwind.stack_bytes / 1e6, res.unwind.windows,
+			       res.unwind.candidates);
 		printf("dsos: %zu\n", res.nr_dsos);
 		for (i = 0; i < res.nr_dsos; i++) {
 			const struct pd_dso *d = &res.dsos[i];
 
-			printf("%8zu %s %s\n", d->nr_addrs,
+			printf("%8zu %s %s%s\n", d->nr_addrs,
 			       d->build_id_size ? build_id_hex(d->build_id, d->build_id_size, hex)
 						: "(no-build-id)",
-			       d->path ? d->path : "?");
+			       d->path ? d->path : "?", d->unsure ? " (unsure: eager)" : "");
 		}
 	}
 	perfdata_free(&res);
