@@ -70,7 +70,8 @@
  * (PD_UW_UNSURE): perf would hand them to another unwinder.
  *
  * The scan: every value is first tested against the high 32 bits of the
- * reachable intervals (a handful of 4 GiB regions hold every user mapping),
+ * reachable intervals (a handful of 4 GiB regions hold every user mapping:
+ * an 8 KiB bitmap of bits 32..47 when all lie below 2^48, else a list),
  * then by binary search.
  */
 #include <errno.h>
@@ -112,6 +113,9 @@ struct reach {
 	size_t nr, alloc;	/* pairs */
 	uint32_t hi[HI_MAX];
 	unsigned nhi;		/* HI_MAX + 1: no prefilter */
+	/* bit b set: some interval touches [b << 32, (b + 1) << 32); used when
+	 * every high half is below 2^16 (user space: addresses < 2^48) */
+	uint8_t *bits;		/* 8 KiB, NULL if not usable */
 };
 
 static int in_iv(const uint64_t *iv, size_t nr, uint64_t v)
@@ -194,6 +198,22 @@ static int scan(const struct reach *r, const unsigned char *regs, size_t nregs,
 	}
 	if (len < 8)
 		return 0;
+	if (r->bits) {
+		const uint8_t *b = r->bits;
+
+		for (j = 0; j + 8 <= len; j++) {
+			uint32_t top;
+			uint64_t v;
+
+			memcpy(&top, stack + j + 4, 4);
+			if (top >> 16 || !(b[top >> 3] & (1u << (top & 7))))
+				continue;
+			memcpy(&v, stack + j, 8);
+			if (v >= lo && v <= hi && (rc = report(iv, nr, v, tid, add, ctx, st)) != 0)
+				return rc;
+		}
+		return 0;
+	}
 	if (r->nhi <= HI_MAX) {
 		const uint32_t *h = r->hi;
 		unsigned nh = r->nhi, k;
@@ -226,10 +246,25 @@ static int scan(const struct reach *r, const unsigned char *regs, size_t nregs,
 static void reach_hi(struct reach *r)
 {
 	size_t k;
+	unsigned i;
 
 	r->nhi = 0;
 	for (k = 0; k < r->nr && r->nhi <= HI_MAX; k++)
 		add_hi(r->hi, &r->nhi, r->iv[2 * k], r->iv[2 * k + 1]);	/* end too: v = end, v - 1 */
+	if (r->bits && r->nhi <= HI_MAX) {
+		memset(r->bits, 0, 8192);
+		for (i = 0; i < r->nhi; i++) {
+			if (r->hi[i] >> 16) {
+				free(r->bits);
+				r->bits = NULL;
+				return;
+			}
+			r->bits[r->hi[i] >> 3] |= (uint8_t)(1u << (r->hi[i] & 7));
+		}
+	} else if (r->bits) {
+		free(r->bits);
+		r->bits = NULL;
+	}
 }
 
 int pd_unwind_scan(const uint64_t *iv, size_t nr, const unsigned char *regs, size_t nregs,
@@ -238,11 +273,16 @@ int pd_unwind_scan(const uint64_t *iv, size_t nr, const unsigned char *regs, siz
 {
 	struct reach r;
 
+	int rc;
+
 	memset(&r, 0, sizeof(r));
 	r.iv = (uint64_t *)iv;
 	r.nr = nr;
+	r.bits = malloc(8192);
 	reach_hi(&r);
-	return scan(&r, regs, nregs, stack, len, tid, add, ctx, st);
+	rc = scan(&r, regs, nregs, stack, len, tid, add, ctx, st);
+	free(r.bits);
+	return rc;
 }
 
 static int cmp_pair(const void *a, const void *b)
@@ -291,6 +331,8 @@ static int reach_build(struct reach *r, struct pd_machine *m, int32_t tid)
 		o++;
 	}
 	r->nr = o;
+	if (!r->bits)
+		r->bits = malloc(8192);	/* NULL: the slower prefilter serves */
 	reach_hi(r);
 	r->valid = 1;
 	return 0;
@@ -369,7 +411,9 @@ int pd_unwind_pass(const char *path, struct pd_machine *m, pd_unwind_add_fn add,
 	}
 out:
 	pd_close(rd);
-	for (i = 0; i < REACH_CACHE; i++)
+	for (i = 0; i < REACH_CACHE; i++) {
 		free(p.cache[i].iv);
+		free(p.cache[i].bits);
+	}
 	return rc < 0 ? rc : 0;
 }

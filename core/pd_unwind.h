@@ -78,6 +78,18 @@ int pd_unwind_pass(const char *path, struct pd_machine *m, pd_unwind_add_fn add,
 		   char *err, size_t errsz);
 
 /*
+ * pd_unwind_replay_pass - the same contract as pd_unwind_pass, but every
+ * sample is unwound with libunwind-x86_64.so.8 (dlopen) through accessors
+ * that behave like perf 6.1's (core/pd_unwind_replay.c): the set perf
+ * looks up, up to the maps (the union a thread reaches). -ENOTSUP with a
+ * reason in @err when libunwind cannot be loaded. Costs about what perf's
+ * own unwinding costs; for measurements (symlazy-addrs --unwind).
+ */
+int pd_unwind_replay_pass(const char *path, struct pd_machine *m, pd_unwind_add_fn add,
+			  pd_unwind_unsure_fn unsure, void *ctx, struct pd_unwind_stats *st,
+			  char *err, size_t errsz);
+
+/*
  * pd_unwind_scan - the per-sample core of pd_unwind_pass, for tests and
  * benchmarks: report every value of @regs (@nregs u64) and every window
  * of @stack (@len bytes) that lies, as w or w - 1, inside one of @nr

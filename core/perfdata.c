@@ -99,6 +99,7 @@ struct col {
 	size_t alloc_addrs;
 
 	uint64_t nr_unwind;	/* samples perf unwinds (DWARF): second pass */
+	int unwind_mode;	/* enum pd_unwind_mode */
 	struct unsure_tid *unsure;
 	size_t nr_unsure, alloc_unsure;
 
@@ -444,13 +445,23 @@ static int mark_unsure(struct col *c)
 static int collect_unwind(struct col *c, const char *path)
 {
 	struct pd_unwind_stats st;
-	int rc;
+	int rc = 0;
 
+	memset(&st, 0, sizeof(st));
 	if (!c->nr_unwind)
 		return 0;
 	if ((rc = pd_machine_prepare(&c->m)) < 0)
 		return rc;
-	rc = pd_unwind_pass(path, &c->m, unwind_add, unwind_unsure, c, &st, c->err, c->errsz);
+	if (c->unwind_mode != PD_UNWIND_REPLAY)
+		rc = pd_unwind_pass(path, &c->m, unwind_add, unwind_unsure, c, &st, c->err, c->errsz);
+	if (rc >= 0 && c->unwind_mode != PD_UNWIND_SCAN) {
+		struct pd_unwind_stats rs;
+
+		rc = pd_unwind_replay_pass(path, &c->m, unwind_add, unwind_unsure, c, &rs, c->err,
+					   c->errsz);
+		if (c->unwind_mode == PD_UNWIND_REPLAY)
+			st = rs;
+	}
 	c->res.unwind.samples = st.samples;
 	c->res.unwind.unsure_samples = st.unsure_samples;
 	c->res.unwind.stack_bytes = st.stack_bytes;
@@ -644,6 +655,12 @@ int perfdata_input_ok(const char *path)
 int perfdata_read(const char *path, const struct elf_ops *ops, struct pd_result *out,
 		  char *err, size_t errsz)
 {
+	return perfdata_read_unwind(path, ops, PD_UNWIND_SCAN, out, err, errsz);
+}
+
+int perfdata_read_unwind(const char *path, const struct elf_ops *ops, int unwind_mode,
+			 struct pd_result *out, char *err, size_t errsz)
+{
 	struct col c;
 	struct pd_record rec;
 	enum pd_unsupported why = PD_UNSUP_NONE;
@@ -657,6 +674,7 @@ int perfdata_read(const char *path, const struct elf_ops *ops, struct pd_result 
 	memset(&c, 0, sizeof(c));
 	c.err = err;
 	c.errsz = errsz;
+	c.unwind_mode = unwind_mode;
 	if ((rc = pd_machine_init(&c.m)) < 0)
 		goto out;
 	if ((rc = pd_open(&c.rd, path, &why, err, errsz)) < 0)

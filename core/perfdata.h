@@ -106,6 +106,19 @@ struct pd_result {
 int perfdata_read(const char *path, const struct elf_ops *ops, struct pd_result *out,
 		  char *err, size_t errsz);
 
+/* Where the addresses of DWARF-unwound frames come from (core/pd_unwind.h). */
+enum pd_unwind_mode {
+	PD_UNWIND_SCAN = 0,	/* registers and dump windows in mapped ranges (default) */
+	PD_UNWIND_REPLAY,	/* libunwind replay of perf's unwinding (dlopen) */
+	PD_UNWIND_BOTH,		/* the union of both */
+};
+
+/* perfdata_read_unwind - perfdata_read with the DWARF source @unwind_mode
+ * (enum pd_unwind_mode; perfdata_read uses PD_UNWIND_SCAN). -ENOTSUP if
+ * the replay is asked for and libunwind cannot be loaded. */
+int perfdata_read_unwind(const char *path, const struct elf_ops *ops, int unwind_mode,
+			 struct pd_result *out, char *err, size_t errsz);
+
 /*
  * perfdata_input_ok - may perfdata_read() be given @path? 1 for a regular
  * file (perf.data or a saved pipe-mode stream; its content is judged by

@@ -2,7 +2,7 @@
 /*
  * symlazy-addrs - print the addresses perf 6.1 will look up symbols for.
  *
- *   symlazy-addrs [-i perf.data] [-o FILE] [--stats]
+ *   symlazy-addrs [-i perf.data] [-o FILE] [--stats] [--unwind=scan|replay|both]
  *
  * Reads a perf.data file or saved pipe-mode stream (core/perfdata.c) and writes the
  * SYMLAZY_ADDRS list ("<build-id-hex> <file-offset-hex>" lines, '#' comments)
@@ -24,10 +24,12 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: symlazy-addrs [-i perf.data] [-o FILE] [--stats]\n"
+	fprintf(f, "usage: symlazy-addrs [-i perf.data] [-o FILE] [--stats] [--unwind=MODE]\n"
 		   "  -i FILE   perf.data to read (default ./perf.data)\n"
 		   "  -o FILE   write the SYMLAZY_ADDRS list here (default stdout)\n"
-		   "  --stats   print per-DSO address counts and flags\n");
+		   "  --stats   print per-DSO address counts and flags\n"
+		   "  --unwind=scan|replay|both  DWARF frames: scan registers and stack dumps\n"
+		   "            (default), replay perf's unwinding with libunwind, or both\n");
 }
 
 static void print_flags(FILE *f, unsigned flags)
@@ -57,6 +59,7 @@ int main(int argc, char **argv)
 		{ "input", required_argument, NULL, 'i' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "stats", no_argument, NULL, 's' },
+		{ "unwind", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -64,7 +67,7 @@ int main(int argc, char **argv)
 	struct pd_result res;
 	struct timespec t0, t1;
 	char err[512];
-	int c, stats = 0, rc, fd = STDOUT_FILENO;
+	int c, stats = 0, rc, fd = STDOUT_FILENO, unwind = PD_UNWIND_SCAN;
 	size_t i;
 
 	while ((c = getopt_long(argc, argv, "i:o:h", opts, NULL)) != -1) {
@@ -72,6 +75,18 @@ int main(int argc, char **argv)
 		case 'i': in = optarg; break;
 		case 'o': outpath = optarg; break;
 		case 's': stats = 1; break;
+		case 'u':
+			if (!strcmp(optarg, "scan"))
+				unwind = PD_UNWIND_SCAN;
+			else if (!strcmp(optarg, "replay"))
+				unwind = PD_UNWIND_REPLAY;
+			else if (!strcmp(optarg, "both"))
+				unwind = PD_UNWIND_BOTH;
+			else {
+				usage(stderr);
+				return 1;
+			}
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 1;
 		}
@@ -81,7 +96,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	rc = perfdata_read(in, elfops_direct(), &res, err, sizeof(err));
+	rc = perfdata_read_unwind(in, elfops_direct(), unwind, &res, err, sizeof(err));
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (rc < 0) {
 		fprintf(stderr, "symlazy-addrs: %s\n", err[0] ? err : strerror(-rc));
