@@ -362,6 +362,44 @@ static struct reach *reach_get(struct pass *p, int32_t tid, int *rc)
 	return *rc < 0 ? NULL : r;
 }
 
+struct pd_unwind_scanner {
+	struct pass p;
+};
+
+struct pd_unwind_scanner *pd_unwind_scanner_new(struct pd_machine *m)
+{
+	struct pd_unwind_scanner *sc = calloc(1, sizeof(*sc));
+
+	if (sc)
+		sc->p.m = m;
+	return sc;
+}
+
+int pd_unwind_scanner_sample(struct pd_unwind_scanner *sc, const struct pd_sample *s, int32_t tid,
+			     pd_unwind_add_fn add, void *ctx, struct pd_unwind_stats *st)
+{
+	struct reach *r;
+	int rc = 0;
+
+	if (!(r = reach_get(&sc->p, tid, &rc)))
+		return rc;
+	return scan(r, s->user_regs.regs, s->user_regs.nr, s->user_stack.data,
+		    (size_t)s->user_stack.dyn_size, tid, add, ctx, st);
+}
+
+void pd_unwind_scanner_free(struct pd_unwind_scanner *sc)
+{
+	unsigned i;
+
+	if (!sc)
+		return;
+	for (i = 0; i < REACH_CACHE; i++) {
+		free(sc->p.cache[i].iv);
+		free(sc->p.cache[i].bits);
+	}
+	free(sc);
+}
+
 int pd_unwind_pass(const char *path, struct pd_machine *m, pd_unwind_add_fn add,
 		   pd_unwind_unsure_fn unsure, void *ctx, struct pd_unwind_stats *st,
 		   char *err, size_t errsz)

@@ -77,6 +77,41 @@ int pd_unwind_pass(const char *path, struct pd_machine *m, pd_unwind_add_fn add,
 		   pd_unwind_unsure_fn unsure, void *ctx, struct pd_unwind_stats *st,
 		   char *err, size_t errsz);
 
+/* The scan of one sample (pd_unwind_kind PD_UW_SCAN) with a cache of
+ * per-thread intervals; for passes that scan some samples only. */
+struct pd_unwind_scanner;
+struct pd_unwind_scanner *pd_unwind_scanner_new(struct pd_machine *m);
+int pd_unwind_scanner_sample(struct pd_unwind_scanner *sc, const struct pd_sample *s, int32_t tid,
+			     pd_unwind_add_fn add, void *ctx, struct pd_unwind_stats *st);
+void pd_unwind_scanner_free(struct pd_unwind_scanner *sc);
+
+/* What the replay needs beyond the machine: per machine DSO the build-id
+ * perf.data records for it (size 0: none known), and the address ranges of
+ * every [vdso] mapping (perf can read the vDSO; the machine has no map for
+ * it). Either may be empty. */
+struct pd_unwind_env {
+	const unsigned char (*ids)[20];	/* [m->nr_dsos] or NULL */
+	const unsigned *id_sizes;
+	const uint64_t *vdso;		/* [start, end) pairs */
+	size_t nr_vdso;
+};
+
+/*
+ * pd_unwind_hybrid_pass - the default DWARF source: every sample is
+ * replayed (as pd_unwind_replay_pass) and the replay's lookups are used when
+ * the replay provably did what perf does; otherwise - libunwind missing, a
+ * map lookup the union of maps answers ambiguously or only through a FORK
+ * ancestor, a read of a file whose build-id is unknown or differs from the
+ * recorded one, an address in a [vDSO], the 127-entry stack limit reached -
+ * the sample is scanned (pd_unwind_scanner_sample), whose set contains
+ * perf's in every case (core/pd_unwind.c). @env may be NULL. st->samples
+ * counts all unwound samples, st->windows the scanned values.
+ */
+int pd_unwind_hybrid_pass(const char *path, struct pd_machine *m, const struct pd_unwind_env *env,
+			  pd_unwind_add_fn add, pd_unwind_unsure_fn unsure, void *ctx,
+			  struct pd_unwind_stats *st, uint64_t *nr_scanned, char *err,
+			  size_t errsz);
+
 /*
  * pd_unwind_replay_pass - the same contract as pd_unwind_pass, but every
  * sample is unwound with libunwind-x86_64.so.8 (dlopen) through accessors

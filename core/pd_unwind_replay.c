@@ -46,6 +46,17 @@
 #endif
 
 #ifndef HAVE_REPLAY
+int pd_unwind_hybrid_pass(const char *path, struct pd_machine *m, const struct pd_unwind_env *env,
+			  pd_unwind_add_fn add, pd_unwind_unsure_fn unsure, void *ctx,
+			  struct pd_unwind_stats *st, uint64_t *nr_scanned, char *err,
+			  size_t errsz)
+{
+	(void)env;
+	if (nr_scanned)
+		*nr_scanned = 0;
+	return pd_unwind_pass(path, m, add, unsure, ctx, st, err, errsz);
+}
+
 int pd_unwind_replay_pass(const char *path, struct pd_machine *m, pd_unwind_add_fn add,
 			  pd_unwind_unsure_fn unsure, void *ctx, struct pd_unwind_stats *st,
 			  char *err, size_t errsz)
@@ -78,6 +89,7 @@ struct lu {			/* libunwind entry points */
 
 struct rfile {			/* one DSO file, mapped, with its unwind facts */
 	int state;		/* 0 not tried, 1 usable, -1 unusable */
+	int trusted;		/* its build-id is the one perf.data records */
 	const unsigned char *p;
 	size_t size;
 	uint64_t hdr_addr, hdr_off, base;	/* .eh_frame_hdr sh_addr/sh_offset, PT_LOAD */
@@ -95,11 +107,34 @@ struct replay {
 	size_t nfiles;
 	struct as_ent *as;
 	size_t nas, alloc_as;
+	const struct pd_unwind_env *env;
+	int check;		/* hybrid: track whether the replay is certain */
 	/* the sample being unwound */
 	const struct pd_sample *s;
 	const uint32_t *threads;
 	size_t nthreads;
+	uint32_t own;		/* class root of the sample's thread */
+	int uncertain;		/* the replay may differ from perf's unwinding */
 };
+
+static uint32_t class_root(const struct pd_machine *m, uint32_t i)
+{
+	while (m->threads[i].uf != i)
+		i = m->threads[i].uf;
+	return i;
+}
+
+static int in_vdso(const struct replay *r, uint64_t addr)
+{
+	size_t i;
+
+	if (!r->env)
+		return 0;
+	for (i = 0; i < r->env->nr_vdso; i++)
+		if (r->env->vdso[2 * i] <= addr && addr < r->env->vdso[2 * i + 1])
+			return 1;
+	return 0;
+}
 
 static int reg_value(const struct pd_sample *s, unsigned id, uint64_t *v)
 {
@@ -117,19 +152,34 @@ static int reg_value(const struct pd_sample *s, unsigned id, uint64_t *v)
 
 struct pick {
 	const struct pd_map *code, *data;
+	int ncode, ndata;	/* further distinct (dso, start - pgoff) seen */
+	int foreign;		/* a hit in a FORK ancestor's maps */
+	int own;		/* the thread being resolved is of the sample's class */
 };
+
+static int same_place(const struct pd_map *a, const struct pd_map *b)
+{
+	return a->dso == b->dso && a->start - a->pgoff == b->start - b->pgoff;
+}
 
 static int pick_map(void *ctx, const struct pd_map *map, uint64_t ip)
 {
 	struct pick *p = ctx;
 
 	(void)ip;
+	if (!p->own)
+		p->foreign = 1;
 	if (!map->data) {
-		p->code = map;
-		return 1;
+		if (!p->code)
+			p->code = map;
+		else if (!same_place(p->code, map))
+			p->ncode++;
+		return 0;
 	}
 	if (!p->data)
 		p->data = map;
+	else if (!same_place(p->data, map))
+		p->ndata++;
 	return 0;
 }
 
@@ -137,15 +187,63 @@ static int pick_map(void *ctx, const struct pd_map *map, uint64_t ip)
  * any thread it reaches). perf splits an older mapping where a newer one
  * overlaps it (ld.so maps the whole file r--, then the r-x segment over
  * it; perf record --call-graph dwarf records data mmaps too), so a code
- * mapping wins over a data one. */
+ * mapping wins over a data one. The replay is uncertain when the union of
+ * maps leaves a choice perf's time-ordered maps may make otherwise: two
+ * places for the address, a map only a FORK ancestor has, only data maps
+ * of several places, or a [vdso]. */
 static const struct pd_map *find_map(struct replay *r, uint64_t addr)
 {
-	struct pick p = { NULL, NULL };
+	struct pick p;
 	size_t q;
 
-	for (q = 0; q < r->nthreads && !p.code; q++)
+	memset(&p, 0, sizeof(p));
+	for (q = 0; q < r->nthreads; q++) {
+		p.own = class_root(r->m, r->threads[q]) == r->own;
 		pd_machine_resolve(r->m, r->threads[q], addr, pick_map, &p);
+	}
+	if (r->check && (p.foreign || p.ncode || (!p.code && p.ndata) || in_vdso(r, addr)))
+		r->uncertain = 1;
 	return p.code ? p.code : p.data;
+}
+
+/* the GNU build-id note of a mapped ELF64 file, 0 if none */
+static unsigned file_build_id(const unsigned char *p, size_t size, unsigned char *out)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)p;
+	size_t i;
+
+	if (!eh->e_phoff || eh->e_phoff >= size ||
+	    eh->e_phnum > (size - eh->e_phoff) / sizeof(Elf64_Phdr))
+		return 0;
+	for (i = 0; i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = (const Elf64_Phdr *)(p + eh->e_phoff) + i;
+		uint64_t o, end;
+
+		if (ph->p_type != PT_NOTE || ph->p_offset >= size || ph->p_filesz > size - ph->p_offset)
+			continue;
+		/* notes are padded to the segment's alignment (8 for
+		 * .note.gnu.property, 4 for the build-id) */
+		uint64_t al = ph->p_align == 8 ? 7 : 3;
+
+		for (o = ph->p_offset, end = o + ph->p_filesz; end - o >= 12;) {
+			uint32_t nsz, dsz, type;
+			uint64_t d;
+
+			memcpy(&nsz, p + o, 4);
+			memcpy(&dsz, p + o + 4, 4);
+			memcpy(&type, p + o + 8, 4);
+			d = o + 12 + ((nsz + al) & ~al);
+			if (d > end || ((dsz + al) & ~al) > end - d)
+				break;
+			if (type == NT_GNU_BUILD_ID && nsz == 4 && !memcmp(p + o + 12, "GNU", 4) &&
+			    dsz > 0 && dsz <= 20) {
+				memcpy(out, p + d, dsz);
+				return dsz;
+			}
+			o = d + ((dsz + al) & ~al);
+		}
+	}
+	return 0;
 }
 
 static struct rfile *file_of(struct replay *r, uint32_t dso)
@@ -180,6 +278,17 @@ static struct rfile *file_of(struct replay *r, uint32_t dso)
 	eh = (const Elf64_Ehdr *)f->p;
 	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64)
 		return f;	/* readable bytes, no unwind table */
+	/* perf reads a DSO with a recorded build-id from its build-id cache
+	 * copy or the path: the same bytes if the file still has that build-id;
+	 * one without (no samples: perf record's HEADER_BUILD_ID lists DSOs
+	 * with hits) from the path, as we do */
+	f->trusted = 1;
+	if (r->env && r->env->ids && r->env->id_sizes[dso]) {
+		unsigned char id[20];
+		unsigned n = file_build_id(f->p, f->size, id);
+
+		f->trusted = n == r->env->id_sizes[dso] && !memcmp(id, r->env->ids[dso], n);
+	}
 	if (eh->e_phoff && eh->e_phoff < f->size && eh->e_phnum <= (f->size - eh->e_phoff) / sizeof(Elf64_Phdr))
 		for (i = 0; i < eh->e_phnum; i++) {
 			const Elf64_Phdr *ph = (const Elf64_Phdr *)(f->p + eh->e_phoff) + i;
@@ -214,8 +323,13 @@ static int dso_read(struct replay *r, uint64_t addr, unw_word_t *v)
 	struct rfile *f;
 	uint64_t off;
 
-	if (!mp || !(f = file_of(r, mp->dso)))
+	if (!mp || !(f = file_of(r, mp->dso))) {
+		if (mp && r->check)
+			r->uncertain = 1;	/* perf may open a file we cannot */
 		return -1;
+	}
+	if (r->check && !f->trusted)
+		r->uncertain = 1;
 	off = addr - mp->start + mp->pgoff;
 	if (off > f->size || f->size - off < 8)
 		return -1;
@@ -354,15 +468,53 @@ static int acc_find(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi, int
 	unw_dyn_info_t di;
 	size_t i, k;
 
-	if (!mp || !(f = file_of(r, mp->dso)) || !f->hdr_off)
+	if (!mp)
 		return -EINVAL;
-	/* perf: lowest (start - pgoff) over the thread's maps of this DSO */
-	for (i = 0; i < r->nthreads; i++) {
-		const struct pd_thread *t = &r->m->threads[r->threads[i]];
+	if (!(f = file_of(r, mp->dso))) {
+		if (r->check)
+			r->uncertain = 1;
+		return -EINVAL;
+	}
+	if (r->check && !f->trusted)
+		r->uncertain = 1;
+	if (!f->hdr_off)
+		return -EINVAL;
+	/* perf: start - pgoff of the lowest map of this DSO in the thread's
+	 * start-ordered maps. The union answers alike unless a map of the DSO
+	 * comes from a FORK ancestor or the DSO was mapped twice (two code maps
+	 * of one file offset at different addresses, e.g. dlopen after dlclose):
+	 * then perf's maps at the sample's time may lack the lowest one. */
+	{
+		uint64_t low = UINT64_MAX;
+		const struct pd_map *seen[8];
+		unsigned ns = 0, j;
 
-		for (k = 0; k < t->nr_maps; k++)
-			if (t->maps[k].dso == mp->dso && t->maps[k].start < base)
-				base = t->maps[k].start - t->maps[k].pgoff;
+		for (i = 0; i < r->nthreads; i++) {
+			const struct pd_thread *t = &r->m->threads[r->threads[i]];
+			int own = class_root(r->m, r->threads[i]) == r->own;
+
+			for (k = 0; k < t->nr_maps; k++) {
+				const struct pd_map *x = &t->maps[k];
+
+				if (x->dso != mp->dso)
+					continue;
+				if (!own)
+					r->uncertain |= r->check;
+				for (j = 0; !x->data && j < ns; j++)
+					if (seen[j]->pgoff == x->pgoff && seen[j]->start != x->start)
+						r->uncertain |= r->check;
+				if (x->data)
+					;
+				else if (ns < 8)
+					seen[ns++] = x;
+				else
+					r->uncertain |= r->check;
+				if (x->start < low) {
+					low = x->start;
+					base = x->start - x->pgoff;
+				}
+			}
+		}
 	}
 	base -= f->base;
 	segbase = base + f->hdr_addr;
@@ -440,60 +592,79 @@ static unw_addr_space_t as_get(struct replay *r, int32_t tid)
 	return as;
 }
 
-static int replay_sample(struct replay *r, const struct pd_sample *s, int32_t tid,
-			 pd_unwind_add_fn add, void *ctx, struct pd_unwind_stats *st)
+/* Unwind one sample; its lookups go to @ips (MAX_STACK entries, zeros
+ * skipped). Returns the number of entries, or -ENOMEM. */
+static int replay_sample(struct replay *r, const struct pd_sample *s, int32_t tid, uint64_t *ips)
 {
 	unw_addr_space_t as;
 	unw_cursor_t c;
 	uint64_t ip;
 	unw_word_t w;
-	int i = 1, rc;
+	struct pd_thread *t;
+	int i = 1, n = 0, rc;
 
+	r->s = s;
+	r->uncertain = 0;
+	r->nthreads = pd_machine_threads_of(r->m, tid, &r->threads);
+	t = tid == -1 ? NULL : pd_machine_find(r->m, tid);
+	r->own = t ? class_root(r->m, (uint32_t)(t - r->m->threads)) : UINT32_MAX;
+	if (!t && r->check)
+		r->uncertain = 1;	/* no TID field or no such thread */
 	if (reg_value(s, R_IP, &ip) < 0)
 		return 0;	/* perf: get_entries fails, nothing looked up */
-	r->s = s;
-	r->nthreads = pd_machine_threads_of(r->m, tid, &r->threads);
-	if (ip && (rc = add(ctx, tid, ip)) != 0)
-		return rc;
-	st->candidates++;
+	if (ip)
+		ips[n++] = ip;
 	if (!(as = as_get(r, tid)))
 		return -ENOMEM;
 	rc = r->lu.init_remote(&c, as, r);
-	while (!rc && r->lu.step(&c) > 0 && i < MAX_STACK) {
+	while (!rc && r->lu.step(&c) > 0) {
+		if (i >= MAX_STACK) {	/* perf's limit can be raised (--max-stack) */
+			if (r->check)
+				r->uncertain = 1;
+			break;
+		}
 		r->lu.get_reg(&c, UNW_REG_IP, &w);
 		if (r->lu.is_signal_frame(&c) <= 0)
 			--w;
 		i++;
-		if (w) {
-			st->candidates++;
-			if ((rc = add(ctx, tid, w)) != 0)
-				return rc;
-		}
+		if (w)
+			ips[n++] = w;
 	}
-	return 0;
+	return n;
 }
 
-int pd_unwind_replay_pass(const char *path, struct pd_machine *m, pd_unwind_add_fn add,
-			  pd_unwind_unsure_fn unsure, void *ctx, struct pd_unwind_stats *st,
-			  char *err, size_t errsz)
+static int replay_run(const char *path, struct pd_machine *m, const struct pd_unwind_env *env,
+		      int hybrid, pd_unwind_add_fn add, pd_unwind_unsure_fn unsure, void *ctx,
+		      struct pd_unwind_stats *st, uint64_t *nr_scanned, char *err, size_t errsz)
 {
 	struct replay r;
 	struct pd_reader *rd = NULL;
 	struct pd_record rec;
 	struct pd_unwind_stats local;
+	struct pd_unwind_scanner *sc = NULL;
+	uint64_t ips[MAX_STACK];
 	size_t i;
-	int rc;
+	int rc, k, n;
 
 	if (!st)
 		st = &local;
 	memset(st, 0, sizeof(*st));
+	if (nr_scanned)
+		*nr_scanned = 0;
 	memset(&r, 0, sizeof(r));
 	r.m = m;
-	if ((rc = lu_load(&r.lu, err, errsz)) < 0)
-		return rc;
+	r.env = env;
+	r.check = hybrid;
+	if ((rc = lu_load(&r.lu, err, errsz)) < 0) {
+		if (!hybrid)
+			return rc;
+		if (err && errsz)
+			err[0] = '\0';
+		return pd_unwind_pass(path, m, add, unsure, ctx, st, err, errsz);
+	}
 	r.nfiles = m->nr_dsos;
 	r.files = calloc(r.nfiles ? r.nfiles : 1, sizeof(*r.files));
-	if (!r.files) {
+	if (!r.files || (hybrid && !(sc = pd_unwind_scanner_new(m)))) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -520,12 +691,27 @@ int pd_unwind_replay_pass(const char *path, struct pd_machine *m, pd_unwind_add_
 			break;
 		}
 		st->samples++;
-		st->stack_bytes += s->user_stack.dyn_size;
-		if ((rc = replay_sample(&r, s, tid, add, ctx, st)) < 0)
+		if ((n = replay_sample(&r, s, tid, ips)) < 0) {
+			rc = n;
 			goto out;
+		}
+		if (hybrid && r.uncertain) {
+			if (nr_scanned)
+				(*nr_scanned)++;
+			if ((rc = pd_unwind_scanner_sample(sc, s, tid, add, ctx, st)) < 0)
+				goto out;
+			continue;
+		}
+		st->stack_bytes += s->user_stack.dyn_size;
+		for (k = 0; k < n; k++) {
+			st->candidates++;
+			if ((rc = add(ctx, tid, ips[k])) < 0)
+				goto out;
+		}
 	}
 out:
 	pd_close(rd);
+	pd_unwind_scanner_free(sc);
 	for (i = 0; i < r.nas; i++)
 		r.lu.destroy(r.as[i].as);
 	free(r.as);
@@ -536,5 +722,20 @@ out:
 	if (r.lu.h)
 		dlclose(r.lu.h);
 	return rc < 0 ? rc : 0;
+}
+
+int pd_unwind_hybrid_pass(const char *path, struct pd_machine *m, const struct pd_unwind_env *env,
+			  pd_unwind_add_fn add, pd_unwind_unsure_fn unsure, void *ctx,
+			  struct pd_unwind_stats *st, uint64_t *nr_scanned, char *err,
+			  size_t errsz)
+{
+	return replay_run(path, m, env, 1, add, unsure, ctx, st, nr_scanned, err, errsz);
+}
+
+int pd_unwind_replay_pass(const char *path, struct pd_machine *m, pd_unwind_add_fn add,
+			  pd_unwind_unsure_fn unsure, void *ctx, struct pd_unwind_stats *st,
+			  char *err, size_t errsz)
+{
+	return replay_run(path, m, NULL, 0, add, unsure, ctx, st, NULL, err, errsz);
 }
 #endif

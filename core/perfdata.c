@@ -100,6 +100,8 @@ struct col {
 
 	uint64_t nr_unwind;	/* samples perf unwinds (DWARF): second pass */
 	int unwind_mode;	/* enum pd_unwind_mode */
+	uint64_t *vdso;		/* [vdso] mappings: [start, end) pairs (the replay) */
+	size_t nr_vdso, alloc_vdso;
 	struct unsure_tid *unsure;
 	size_t nr_unsure, alloc_unsure;
 
@@ -243,6 +245,22 @@ static int skip_filename(const char *f, size_t n)
 	return 0;
 }
 
+/* [vdso] ranges (any process): the DWARF replay cannot read them */
+static long note_vdso(struct col *c, uint64_t start, uint64_t len)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_vdso; i++)
+		if (c->vdso[2 * i] == start && c->vdso[2 * i + 1] == start + len)
+			return 0;
+	if (pd_grow((void **)&c->vdso, &c->alloc_vdso, 2 * (c->nr_vdso + 1), sizeof(*c->vdso)) < 0)
+		return -ENOMEM;
+	c->vdso[2 * c->nr_vdso] = start;
+	c->vdso[2 * c->nr_vdso + 1] = start + len < start ? UINT64_MAX : start + len;
+	c->nr_vdso++;
+	return 0;
+}
+
 /* MMAP/MMAP2 of a user-space file: a map of thread tid. MMAP2 data
  * mappings (perf record -d: no PROT_EXEC, MISC_MMAP_DATA) and MMAP with
  * MISC_MMAP_DATA only serve sampled ADDRs (statistics; perf resolves
@@ -264,6 +282,8 @@ static int do_mmap(struct col *c, uint16_t misc, const struct pd_mmap *mm)
 		return 0;
 	memcpy(path, mm->filename, n);
 	path[n] = '\0';
+	if (!strcmp(path, "[vdso]") && (d = note_vdso(c, mm->start, mm->len)) < 0)
+		return (int)d;
 	if (skip_filename(path, n))
 		return 0;
 	if (mm->build_id) {
@@ -452,15 +472,56 @@ static int collect_unwind(struct col *c, const char *path)
 		return 0;
 	if ((rc = pd_machine_prepare(&c->m)) < 0)
 		return rc;
-	if (c->unwind_mode != PD_UNWIND_REPLAY)
-		rc = pd_unwind_pass(path, &c->m, unwind_add, unwind_unsure, c, &st, c->err, c->errsz);
-	if (rc >= 0 && c->unwind_mode != PD_UNWIND_SCAN) {
+	switch (c->unwind_mode) {
+	case PD_UNWIND_HYBRID: {
+		/* the build-id perf.data records per machine DSO, for the replay's
+		 * file check */
+		size_t i, nd = c->m.nr_dsos;
+		unsigned char (*ids)[20] = calloc(nd ? nd : 1, sizeof(*ids));
+		unsigned *sizes = calloc(nd ? nd : 1, sizeof(*sizes));
+		struct pd_unwind_env env = { (const unsigned char (*)[20])ids, sizes, c->vdso,
+					     c->nr_vdso };
+
+		if (!ids || !sizes) {
+			free(ids);
+			free(sizes);
+			return -ENOMEM;
+		}
+		for (i = 0; i < nd; i++) {
+			const struct pd_machine_dso *d = &c->m.dsos[i];
+			const struct bidname *b;
+
+			if (d->build_id_size) {
+				memcpy(ids[i], d->build_id, d->build_id_size);
+				sizes[i] = d->build_id_size;
+			} else if ((b = bid_find(c, d->path)) != NULL) {
+				memcpy(ids[i], b->id, b->size);
+				sizes[i] = b->size;
+			}
+		}
+		rc = pd_unwind_hybrid_pass(path, &c->m, &env, unwind_add, unwind_unsure, c, &st,
+					   &c->res.unwind.scanned_samples, c->err, c->errsz);
+		free(ids);
+		free(sizes);
+		break;
+	}
+	case PD_UNWIND_REPLAY:
+		rc = pd_unwind_replay_pass(path, &c->m, unwind_add, unwind_unsure, c, &st, c->err,
+					   c->errsz);
+		break;
+	case PD_UNWIND_BOTH: {
 		struct pd_unwind_stats rs;
 
 		rc = pd_unwind_replay_pass(path, &c->m, unwind_add, unwind_unsure, c, &rs, c->err,
 					   c->errsz);
-		if (c->unwind_mode == PD_UNWIND_REPLAY)
-			st = rs;
+		if (rc < 0)
+			break;
+	}
+		__attribute__((fallthrough));
+	default:
+		rc = pd_unwind_pass(path, &c->m, unwind_add, unwind_unsure, c, &st, c->err, c->errsz);
+		c->res.unwind.scanned_samples = st.samples;
+		break;
 	}
 	c->res.unwind.samples = st.samples;
 	c->res.unwind.unsure_samples = st.unsure_samples;
@@ -642,6 +703,7 @@ static void col_free(struct col *c)
 		free(c->addrs[i].v);
 	free(c->addrs);
 	free(c->unsure);
+	free(c->vdso);
 	perfdata_free(&c->res);
 }
 
@@ -655,7 +717,7 @@ int perfdata_input_ok(const char *path)
 int perfdata_read(const char *path, const struct elf_ops *ops, struct pd_result *out,
 		  char *err, size_t errsz)
 {
-	return perfdata_read_unwind(path, ops, PD_UNWIND_SCAN, out, err, errsz);
+	return perfdata_read_unwind(path, ops, PD_UNWIND_HYBRID, out, err, errsz);
 }
 
 int perfdata_read_unwind(const char *path, const struct elf_ops *ops, int unwind_mode,

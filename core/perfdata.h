@@ -81,6 +81,7 @@ struct pd_result {
 	 * struct pd_unwind_stats) */
 	struct {
 		uint64_t samples, unsure_samples, stack_bytes, windows, candidates;
+		uint64_t scanned_samples;	/* of samples: scanned, not replayed */
 	} unwind;
 };
 
@@ -108,14 +109,16 @@ int perfdata_read(const char *path, const struct elf_ops *ops, struct pd_result 
 
 /* Where the addresses of DWARF-unwound frames come from (core/pd_unwind.h). */
 enum pd_unwind_mode {
-	PD_UNWIND_SCAN = 0,	/* registers and dump windows in mapped ranges (default) */
-	PD_UNWIND_REPLAY,	/* libunwind replay of perf's unwinding (dlopen) */
-	PD_UNWIND_BOTH,		/* the union of both */
+	PD_UNWIND_HYBRID = 0,	/* replay where it is provably perf's, else scan (default) */
+	PD_UNWIND_SCAN,		/* registers and dump windows in mapped ranges, always */
+	PD_UNWIND_REPLAY,	/* libunwind replay only (measurements: misses [vdso] frames) */
+	PD_UNWIND_BOTH,		/* the union of replay and scan */
 };
 
 /* perfdata_read_unwind - perfdata_read with the DWARF source @unwind_mode
- * (enum pd_unwind_mode; perfdata_read uses PD_UNWIND_SCAN). -ENOTSUP if
- * the replay is asked for and libunwind cannot be loaded. */
+ * (enum pd_unwind_mode; perfdata_read uses PD_UNWIND_HYBRID). -ENOTSUP if
+ * the replay alone is asked for and libunwind cannot be loaded (the hybrid
+ * then scans every sample). */
 int perfdata_read_unwind(const char *path, const struct elf_ops *ops, int unwind_mode,
 			 struct pd_result *out, char *err, size_t errsz);
 

@@ -181,7 +181,11 @@ static void setup_lazy(struct sl_session *s)
 		}
 		s->model = m ? m : any;
 	}
-	r = perfdata_read(input, s->ops, &s->addrs, err, sizeof(err));
+	/* DWARF samples: libunwind replay where provably perf's, else the scan
+	 * (core/pd_unwind.h); with --symfs perf reads other files than the
+	 * recorded paths, so only the scan is used */
+	r = perfdata_read_unwind(input, s->ops, s->symfs[0] ? PD_UNWIND_SCAN : PD_UNWIND_HYBRID,
+				 &s->addrs, err, sizeof(err));
 	if (r < 0) {
 		if (!(r == -ENOTSUP && (s->addrs.flags & PD_F_PIPE)))   /* a saved pipe stream is not an error */
 			sl_warnx("symlazy: cannot pre-read %s (%s); loading all symbols", input,

@@ -2,7 +2,7 @@
 /*
  * symlazy-addrs - print the addresses perf 6.1 will look up symbols for.
  *
- *   symlazy-addrs [-i perf.data] [-o FILE] [--stats] [--unwind=scan|replay|both]
+ *   symlazy-addrs [-i perf.data] [-o FILE] [--stats] [--unwind=hybrid|scan|replay|both]
  *
  * Reads a perf.data file or saved pipe-mode stream (core/perfdata.c) and writes the
  * SYMLAZY_ADDRS list ("<build-id-hex> <file-offset-hex>" lines, '#' comments)
@@ -28,8 +28,9 @@ static void usage(FILE *f)
 		   "  -i FILE   perf.data to read (default ./perf.data)\n"
 		   "  -o FILE   write the SYMLAZY_ADDRS list here (default stdout)\n"
 		   "  --stats   print per-DSO address counts and flags\n"
-		   "  --unwind=scan|replay|both  DWARF frames: scan registers and stack dumps\n"
-		   "            (default), replay perf's unwinding with libunwind, or both\n");
+		   "  --unwind=hybrid|scan|replay|both  DWARF frames: replay perf's unwinding\n"
+		   "            with libunwind where provably exact, else scan registers and\n"
+		   "            stack dumps (hybrid, default); always scan; replay only; both\n");
 }
 
 static void print_flags(FILE *f, unsigned flags)
@@ -67,7 +68,7 @@ int main(int argc, char **argv)
 	struct pd_result res;
 	struct timespec t0, t1;
 	char err[512];
-	int c, stats = 0, rc, fd = STDOUT_FILENO, unwind = PD_UNWIND_SCAN;
+	int c, stats = 0, rc, fd = STDOUT_FILENO, unwind = PD_UNWIND_HYBRID;
 	size_t i;
 
 	while ((c = getopt_long(argc, argv, "i:o:h", opts, NULL)) != -1) {
@@ -76,7 +77,9 @@ int main(int argc, char **argv)
 		case 'o': outpath = optarg; break;
 		case 's': stats = 1; break;
 		case 'u':
-			if (!strcmp(optarg, "scan"))
+			if (!strcmp(optarg, "hybrid"))
+				unwind = PD_UNWIND_HYBRID;
+			else if (!strcmp(optarg, "scan"))
 				unwind = PD_UNWIND_SCAN;
 			else if (!strcmp(optarg, "replay"))
 				unwind = PD_UNWIND_REPLAY;
@@ -142,9 +145,9 @@ int main(int argc, char **argv)
 		       secs, res.data_bytes / 1e6, res.decompressed_bytes / 1e6,
 		       secs > 0 ? (res.data_bytes + res.decompressed_bytes) / 1e6 / secs : 0.0);
 		if (res.flags & PD_F_DWARF_UNWIND)
-			printf("unwind: samples: %" PRIu64 "  unsure-samples: %" PRIu64
-			       "  stack: %.1f MB  values: %" PRIu64 "  in-maps: %" PRIu64 "\n",
-			       res.unwind.samples, res.unwind.unsure_samples,
+			printf("unwind: samples: %" PRIu64 "  scanned: %" PRIu64 "  unsure-samples: %" PRIu64
+			       "  stack: %.1f MB  values: %" PRIu64 "  lookups: %" PRIu64 "\n",
+			       res.unwind.samples, res.unwind.scanned_samples, res.unwind.unsure_samples,
 			       res.unwind.stack_bytes / 1e6, res.unwind.windows,
 			       res.unwind.candidates);
 		printf("dsos: %zu\n", res.nr_dsos);
