@@ -16,7 +16,8 @@
  *
  * Which IPs: every SAMPLE ip whose cpumode (header.misc & 7) is USER, every
  * CALLCHAIN entry in a PERF_CONTEXT_USER section (raw, not decremented),
- * BRANCH_STACK from/to, and ADDR when sampled. To stay a superset of perf's
+ * BRANCH_STACK from/to, and ADDR when sampled; for DWARF samples
+ * (REGS_USER + STACK_USER) what perf's unwinder can reach (core/pd_unwind.h). To stay a superset of perf's
  * lookups regardless of event ordering and of damaged pid/tid fields, an IP
  * sampled by thread T is converted through every exec mapping ever recorded
  * for a thread of T's class or of a FORK ancestor's class that contains it.

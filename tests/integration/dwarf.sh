@@ -9,7 +9,10 @@
 #                     case's main DSOs in mode lazy (other scans: INFO lines);
 #   <case>/covered    every address perf resolves for a user DSO (perf script
 #                     -F ip,dso --no-inline, file offsets) is in the set
-#                     symlazy-addrs collects; prints needed vs collected.
+#                     symlazy-addrs collects (default: libunwind replay where
+#                     provably perf's, else the scan); prints needed vs
+#                     collected; <case>/covered-scan: the same for the scan
+#                     alone (--unwind=scan, the safety net).
 # Cases: the generated fixture (build/fixture; only --no-inline: perf's
 # addr2line child needs minutes on its 150k symbols without debug info), C++
 # with libstdc++ with libc6-dbg visible and hidden (private mount namespace,
@@ -203,6 +206,7 @@ EOF
 # covered CASE: needed addresses (perf script -F ip,dso) vs symlazy-addrs
 covered() {
 	_c=$1 _d=$DATA/$1.data
+	"$TOOL" -i "$_d" --stats >"$OUT/$_c.addrs-stats" 2>/dev/null
 	if ! "$TOOL" -i "$_d" -o "$OUT/$_c.addrs" 2>"$OUT/$_c.addrs.err"; then
 		fail "$_c/covered: symlazy-addrs: $(head -1 "$OUT/$_c.addrs.err")"
 		return
@@ -216,11 +220,21 @@ covered() {
 		id=$(bid "$path")
 		[ -n "$id" ] && echo "$id $path"
 	done >>"$OUT/$_c.bids"
+	_sc=$(sed -n 's/^unwind: .*scanned: \([0-9]*\).*/\1/p' "$OUT/$_c.addrs-stats" 2>/dev/null)
 	if r=$("$PY" "$ROOT/scripts/dwarf-needed.py" "$OUT/$_c.ipdso" "$OUT/$_c.bids" "$OUT/$_c.addrs" \
 		"$OUT/$_c.needed"); then
-		pass "$_c/covered ($(echo "$r" | head -1))"
+		pass "$_c/covered ($(echo "$r" | head -1); $(sed -n 's/^unwind: samples: \([0-9]*\).*/\1/p' \
+			"$OUT/$_c.addrs-stats") DWARF samples, ${_sc:-?} scanned, the rest replayed)"
 	else
 		fail "$_c/covered: $(echo "$r" | tr '\n' ';')"
+	fi
+	# the scan alone (the safety net) must cover too
+	"$TOOL" -i "$_d" --unwind=scan -o "$OUT/$_c.scan-addrs" 2>/dev/null
+	if r=$("$PY" "$ROOT/scripts/dwarf-needed.py" "$OUT/$_c.ipdso" "$OUT/$_c.bids" "$OUT/$_c.scan-addrs" \
+		"$OUT/$_c.needed2"); then
+		pass "$_c/covered-scan ($(echo "$r" | head -1))"
+	else
+		fail "$_c/covered-scan: $(echo "$r" | tr '\n' ';')"
 	fi
 }
 
@@ -266,7 +280,7 @@ case_() {
 # ---- cases ---------------------------------------------------------------
 DW="--call-graph dwarf"
 [ "$HAVE_FIX" = 1 ] &&
-	case_ fixture "$DW" 0 "$(bid "$FIX/main") $(bid "$FIX/libbigshared.so")" "$FIX/main" "$SECS"
+	case_ fixture "$DW" -1 "$(bid "$FIX/main") $(bid "$FIX/libbigshared.so")" "$FIX/main" "$SECS"
 if [ "$HAVE_CXX" = 1 ]; then
 	case_ cxx "$DW" 2 "$(bid "$BIN/cxx")" "$BIN/cxx" "$SECS"
 	if want cxx-nodebug; then
@@ -317,7 +331,7 @@ if want system-wide; then
 	"$BIN/threads" 1 >/dev/null 2>&1 &
 	bg=$!
 	# (busy machines: the background program may get no sample; no main DSO)
-	case_ system-wide "$DW -a" -1 "" sleep "$SECS"
+	case_ system-wide "$DW -a" -1 "" sleep 0.15
 	wait "$bg" 2>/dev/null
 fi
 
