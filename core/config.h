@@ -28,6 +28,7 @@ struct symlazy_config {
 	int hide_all;               /* SYMLAZY_HIDE_ALL=1: test-only floor */
 	int inherit;                /* SYMLAZY_INHERIT=1: keep LD_PRELOAD for children */
 	int verbose;                /* SYMLAZY_VERBOSE=1 */
+	int unwind_scan;            /* SYMLAZY_UNWIND=scan: DWARF frames from the scan only */
 	char error[256];            /* first bad value, "" if none */
 };
 

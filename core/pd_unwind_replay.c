@@ -96,8 +96,13 @@ struct rfile {			/* one DSO file, mapped, with its unwind facts */
 };
 
 struct as_ent {
-	int32_t tid;
+	uint32_t key;		/* class root of the threads it serves */
 	unw_addr_space_t as;
+	/* DSOs (machine index bits) for which something uncertain happened
+	 * while libunwind unwound a frame in them: libunwind caches what it
+	 * read for a frame (UNW_CACHE_GLOBAL, as perf), so later frames there
+	 * skip the accessors whose checks would have said so again */
+	uint8_t *taint;
 };
 
 struct replay {
@@ -115,7 +120,23 @@ struct replay {
 	size_t nthreads;
 	uint32_t own;		/* class root of the sample's thread */
 	int uncertain;		/* the replay may differ from perf's unwinding */
+	struct as_ent *cur_as;	/* the address space in use */
+	uint32_t cur_dso[2];	/* DSOs of the frame being stepped (ip, ip - 1) */
 };
+
+/* Something in this replay may differ from perf: the sample is scanned,
+ * and the DSO of the frame being unwound is tainted for later samples. */
+static void unsure_here(struct replay *r)
+{
+	unsigned k;
+
+	if (!r->check)
+		return;
+	r->uncertain = 1;
+	for (k = 0; k < 2 && r->cur_as; k++)
+		if (r->cur_dso[k] < r->m->nr_dsos)
+			r->cur_as->taint[r->cur_dso[k] >> 3] |= (uint8_t)(1u << (r->cur_dso[k] & 7));
+}
 
 static uint32_t class_root(const struct pd_machine *m, uint32_t i)
 {
@@ -201,8 +222,8 @@ static const struct pd_map *find_map(struct replay *r, uint64_t addr)
 		p.own = class_root(r->m, r->threads[q]) == r->own;
 		pd_machine_resolve(r->m, r->threads[q], addr, pick_map, &p);
 	}
-	if (r->check && (p.foreign || p.ncode || (!p.code && p.ndata) || in_vdso(r, addr)))
-		r->uncertain = 1;
+	if (p.foreign || p.ncode || (!p.code && p.ndata) || in_vdso(r, addr))
+		unsure_here(r);
 	return p.code ? p.code : p.data;
 }
 
@@ -324,12 +345,12 @@ static int dso_read(struct replay *r, uint64_t addr, unw_word_t *v)
 	uint64_t off;
 
 	if (!mp || !(f = file_of(r, mp->dso))) {
-		if (mp && r->check)
-			r->uncertain = 1;	/* perf may open a file we cannot */
+		if (mp)
+			unsure_here(r);	/* perf may open a file we cannot */
 		return -1;
 	}
-	if (r->check && !f->trusted)
-		r->uncertain = 1;
+	if (!f->trusted)
+		unsure_here(r);
 	off = addr - mp->start + mp->pgoff;
 	if (off > f->size || f->size - off < 8)
 		return -1;
@@ -471,12 +492,11 @@ static int acc_find(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi, int
 	if (!mp)
 		return -EINVAL;
 	if (!(f = file_of(r, mp->dso))) {
-		if (r->check)
-			r->uncertain = 1;
+		unsure_here(r);
 		return -EINVAL;
 	}
-	if (r->check && !f->trusted)
-		r->uncertain = 1;
+	if (!f->trusted)
+		unsure_here(r);
 	if (!f->hdr_off)
 		return -EINVAL;
 	/* perf: start - pgoff of the lowest map of this DSO in the thread's
@@ -499,16 +519,16 @@ static int acc_find(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi, int
 				if (x->dso != mp->dso)
 					continue;
 				if (!own)
-					r->uncertain |= r->check;
+					unsure_here(r);
 				for (j = 0; !x->data && j < ns; j++)
 					if (seen[j]->pgoff == x->pgoff && seen[j]->start != x->start)
-						r->uncertain |= r->check;
+						unsure_here(r);
 				if (x->data)
 					;
 				else if (ns < 8)
 					seen[ns++] = x;
 				else
-					r->uncertain |= r->check;
+					unsure_here(r);
 				if (x->start < low) {
 					low = x->start;
 					base = x->start - x->pgoff;
@@ -573,38 +593,69 @@ static int lu_load(struct lu *lu, char *err, size_t errsz)
 	return 0;
 }
 
-static unw_addr_space_t as_get(struct replay *r, int32_t tid)
+#define MAX_AS 64		/* address spaces kept (libunwind caches per space) */
+
+/* One address space per process (class), as perf keeps one per maps;
+ * the caches only memoize, so evicting one changes no result. */
+static struct as_ent *as_get(struct replay *r, uint32_t key)
 {
 	size_t i;
-	unw_addr_space_t as;
+	struct as_ent *e;
 
 	for (i = 0; i < r->nas; i++)
-		if (r->as[i].tid == tid)
-			return r->as[i].as;
+		if (r->as[i].key == key)
+			return &r->as[i];
+	if (r->nas == MAX_AS) {
+		r->lu.destroy(r->as[0].as);
+		free(r->as[0].taint);
+		memmove(r->as, r->as + 1, (MAX_AS - 1) * sizeof(*r->as));
+		r->nas--;
+	}
 	if (pd_grow((void **)&r->as, &r->alloc_as, r->nas + 1, sizeof(*r->as)) < 0)
 		return NULL;
-	as = r->lu.create(&accessors, 0);
-	if (!as)
+	e = &r->as[r->nas];
+	e->key = key;
+	e->taint = calloc(r->m->nr_dsos / 8 + 1, 1);
+	e->as = e->taint ? r->lu.create(&accessors, 0) : NULL;
+	if (!e->as) {
+		free(e->taint);
 		return NULL;
-	r->lu.set_caching(as, UNW_CACHE_GLOBAL);
-	r->as[r->nas].tid = tid;
-	r->as[r->nas++].as = as;
-	return as;
+	}
+	r->lu.set_caching(e->as, UNW_CACHE_GLOBAL);
+	r->nas++;
+	return e;
+}
+
+static uint32_t dso_at(struct replay *r, uint64_t addr)
+{
+	int keep = r->check;
+	const struct pd_map *mp;
+
+	r->check = 0;	/* a lookup for bookkeeping: raises nothing */
+	mp = find_map(r, addr);
+	r->check = keep;
+	return mp ? mp->dso : UINT32_MAX;
+}
+
+static int tainted(const struct replay *r, uint32_t dso)
+{
+	return dso < r->m->nr_dsos && (r->cur_as->taint[dso >> 3] & (1u << (dso & 7)));
 }
 
 /* Unwind one sample; its lookups go to @ips (MAX_STACK entries, zeros
  * skipped). Returns the number of entries, or -ENOMEM. */
 static int replay_sample(struct replay *r, const struct pd_sample *s, int32_t tid, uint64_t *ips)
 {
-	unw_addr_space_t as;
 	unw_cursor_t c;
 	uint64_t ip;
-	unw_word_t w;
+	unw_word_t w, cur;
 	struct pd_thread *t;
 	int i = 1, n = 0, rc;
 
 	r->s = s;
 	r->uncertain = 0;
+	r->cur_as = NULL;
+	r->cur_dso[0] = r->cur_dso[1] = UINT32_MAX;
 	r->nthreads = pd_machine_threads_of(r->m, tid, &r->threads);
 	t = tid == -1 ? NULL : pd_machine_find(r->m, tid);
 	r->own = t ? class_root(r->m, (uint32_t)(t - r->m->threads)) : UINT32_MAX;
@@ -614,16 +665,29 @@ static int replay_sample(struct replay *r, const struct pd_sample *s, int32_t ti
 		return 0;	/* perf: get_entries fails, nothing looked up */
 	if (ip)
 		ips[n++] = ip;
-	if (!(as = as_get(r, tid)))
+	if (!(r->cur_as = as_get(r, r->own)))
 		return -ENOMEM;
-	rc = r->lu.init_remote(&c, as, r);
-	while (!rc && r->lu.step(&c) > 0) {
-		if (i >= MAX_STACK) {	/* perf's limit can be raised (--max-stack) */
-			if (r->check)
+	rc = r->lu.init_remote(&c, r->cur_as->as, r);
+	cur = ip;
+	for (;;) {
+		int more;
+
+		/* the frame about to be stepped: libunwind looks it up at ip
+		 * or ip - 1 and may answer from its cache */
+		if (r->check) {
+			r->cur_dso[0] = dso_at(r, cur);
+			r->cur_dso[1] = cur ? dso_at(r, cur - 1) : UINT32_MAX;
+			if (tainted(r, r->cur_dso[0]) || tainted(r, r->cur_dso[1]))
 				r->uncertain = 1;
+		}
+		if (rc || (more = r->lu.step(&c)) <= 0)
+			break;
+		if (i >= MAX_STACK) {	/* perf's limit can be raised (--max-stack) */
+			r->uncertain = 1;	/* (this sample only: no cache effect) */
 			break;
 		}
 		r->lu.get_reg(&c, UNW_REG_IP, &w);
+		cur = w;
 		if (r->lu.is_signal_frame(&c) <= 0)
 			--w;
 		i++;
@@ -712,8 +776,10 @@ static int replay_run(const char *path, struct pd_machine *m, const struct pd_un
 out:
 	pd_close(rd);
 	pd_unwind_scanner_free(sc);
-	for (i = 0; i < r.nas; i++)
+	for (i = 0; i < r.nas; i++) {
 		r.lu.destroy(r.as[i].as);
+		free(r.as[i].taint);
+	}
 	free(r.as);
 	for (i = 0; r.files && i < r.nfiles; i++)
 		if (r.files[i].p)

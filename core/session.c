@@ -181,10 +181,11 @@ static void setup_lazy(struct sl_session *s)
 		}
 		s->model = m ? m : any;
 	}
-	/* DWARF samples: libunwind replay where provably perf's, else the scan
+	/* DWARF samples: libunwind replay where it is perf's, else the scan
 	 * (core/pd_unwind.h); with --symfs perf reads other files than the
-	 * recorded paths, so only the scan is used */
-	r = perfdata_read_unwind(input, s->ops, s->symfs[0] ? PD_UNWIND_SCAN : PD_UNWIND_HYBRID,
+	 * recorded paths, so only the scan is used (and with SYMLAZY_UNWIND=scan) */
+	r = perfdata_read_unwind(input, s->ops,
+				 s->symfs[0] || s->cfg.unwind_scan ? PD_UNWIND_SCAN : PD_UNWIND_HYBRID,
 				 &s->addrs, err, sizeof(err));
 	if (r < 0) {
 		if (!(r == -ENOTSUP && (s->addrs.flags & PD_F_PIPE)))   /* a saved pipe stream is not an error */
