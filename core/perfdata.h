@@ -103,7 +103,8 @@ struct pd_result {
  * Implementation notes (core/perfdata.c): records are not time-ordered;
  * COMM/EXIT never remove mappings; callchain entries before the first
  * PERF_CONTEXT_* marker count as user; DSOs without any address are left
- * out of @out; DSOs with equal build-ids (one file, two paths) are merged.
+ * out of @out unless pd_dso.unsure is set; DSOs with equal build-ids (one
+ * file, two paths) are merged.
  */
 int perfdata_read(const char *path, const struct elf_ops *ops, struct pd_result *out,
 		  char *err, size_t errsz);
