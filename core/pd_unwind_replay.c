@@ -171,11 +171,15 @@ static int reg_value(const struct pd_sample *s, unsigned id, uint64_t *v)
 	return 0;
 }
 
+#define MAX_DATA 8
+
 struct pick {
 	const struct pd_map *code, *data;
 	int ncode, ndata;	/* further distinct (dso, start - pgoff) seen */
 	int foreign;		/* a hit in a FORK ancestor's maps */
 	int own;		/* the thread being resolved is of the sample's class */
+	const struct pd_map *alt[MAX_DATA];	/* the data maps of those places */
+	unsigned nalt;
 };
 
 static int same_place(const struct pd_map *a, const struct pd_map *b)
@@ -201,6 +205,10 @@ static int pick_map(void *ctx, const struct pd_map *map, uint64_t ip)
 		p->data = map;
 	else if (!same_place(p->data, map))
 		p->ndata++;
+	if (p->nalt < MAX_DATA)
+		p->alt[p->nalt++] = map;
+	else
+		p->ndata = MAX_DATA + 1;	/* too many to compare */
 	return 0;
 }
 
@@ -212,19 +220,26 @@ static int pick_map(void *ctx, const struct pd_map *map, uint64_t ip)
  * maps leaves a choice perf's time-ordered maps may make otherwise: two
  * places for the address, a map only a FORK ancestor has, only data maps
  * of several places, or a [vdso]. */
+static const struct pd_map *pick_all(struct replay *r, uint64_t addr, struct pick *p)
+{
+	size_t q;
+
+	memset(p, 0, sizeof(*p));
+	for (q = 0; q < r->nthreads; q++) {
+		p->own = class_root(r->m, r->threads[q]) == r->own;
+		pd_machine_resolve(r->m, r->threads[q], addr, pick_map, p);
+	}
+	return p->code ? p->code : p->data;
+}
+
 static const struct pd_map *find_map(struct replay *r, uint64_t addr)
 {
 	struct pick p;
-	size_t q;
+	const struct pd_map *mp = pick_all(r, addr, &p);
 
-	memset(&p, 0, sizeof(p));
-	for (q = 0; q < r->nthreads; q++) {
-		p.own = class_root(r->m, r->threads[q]) == r->own;
-		pd_machine_resolve(r->m, r->threads[q], addr, pick_map, &p);
-	}
 	if (p.foreign || p.ncode || (!p.code && p.ndata) || in_vdso(r, addr))
 		unsure_here(r);
-	return p.code ? p.code : p.data;
+	return mp;
 }
 
 /* the GNU build-id note of a mapped ELF64 file, 0 if none */
@@ -338,24 +353,53 @@ static struct rfile *file_of(struct replay *r, uint32_t dso)
 }
 
 /* access_dso_mem: the map's file bytes at the address */
-static int dso_read(struct replay *r, uint64_t addr, unw_word_t *v)
+/* 8 file bytes at @addr through @mp: 0, or -1 (unreadable) or -2 (file
+ * unusable or not the recorded one) */
+static int map_read(struct replay *r, const struct pd_map *mp, uint64_t addr, unw_word_t *v)
 {
-	const struct pd_map *mp = find_map(r, addr);
-	struct rfile *f;
+	struct rfile *f = file_of(r, mp->dso);
 	uint64_t off;
 
-	if (!mp || !(f = file_of(r, mp->dso))) {
-		if (mp)
-			unsure_here(r);	/* perf may open a file we cannot */
-		return -1;
-	}
-	if (!f->trusted)
-		unsure_here(r);
+	if (!f || !f->trusted)
+		return -2;
 	off = addr - mp->start + mp->pgoff;
 	if (off > f->size || f->size - off < 8)
 		return -1;
 	memcpy(v, f->p + off, 8);
 	return 0;
+}
+
+/* access_dso_mem. Where only data mappings of several places hold @addr
+ * (perf record -d / --call-graph dwarf record data mmaps; ld.so maps the
+ * whole file, then segments over it), perf's split maps hold one of them:
+ * certain if every one gives the same bytes. */
+static int dso_read(struct replay *r, uint64_t addr, unw_word_t *v)
+{
+	struct pick p;
+	const struct pd_map *mp = pick_all(r, addr, &p);
+	unsigned k;
+	int rc;
+
+	if (!mp)
+		return in_vdso(r, addr) ? (unsure_here(r), -1) : -1;
+	if (p.foreign || p.ncode || in_vdso(r, addr) || p.ndata > MAX_DATA)
+		unsure_here(r);
+	rc = map_read(r, mp, addr, v);
+	if (rc == -2) {
+		unsure_here(r);	/* perf may open a file we cannot, or another copy */
+		return -1;
+	}
+	if (!p.code && p.ndata && p.ndata <= MAX_DATA)
+		for (k = 0; k < p.nalt; k++) {
+			unw_word_t w;
+			int rk = map_read(r, p.alt[k], addr, &w);
+
+			if (rk != rc || (rc == 0 && w != *v)) {
+				unsure_here(r);
+				break;
+			}
+		}
+	return rc;
 }
 
 static int acc_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, int wr, void *arg)
