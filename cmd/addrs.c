@@ -21,12 +21,15 @@ static const char *const SUB = "addrs";
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: symlazy addrs [-i perf.data] [-o FILE] [--stats]\n"
+	fprintf(f, "usage: symlazy addrs [-i perf.data] [-o FILE] [--stats] [--unwind=MODE]\n"
 		   "Write the SYMLAZY_ADDRS list of a perf.data file: one \"<build-id> <file-offset>\"\n"
 		   "line (hex) per address perf 6.1 will look up a symbol for, per DSO with a build-id.\n"
 		   "  -i, --input FILE   perf.data to read (default ./perf.data)\n"
 		   "  -o, --output FILE  write the list here (default stdout)\n"
 		   "      --stats        print per-DSO address counts and the reader's flags\n"
+		   "      --unwind=hybrid|scan|replay|both  DWARF frames: replay perf's unwinding with\n"
+		   "                     libunwind where provably exact, else scan registers and stack\n"
+		   "                     dumps (hybrid, the default); always scan; replay only; both\n"
 		   "Exit: 0 ok, 1 unreadable or unsupported input (pipe mode, foreign endian), 2 usage.\n");
 }
 
@@ -63,13 +66,18 @@ static void print_stats(const char *in, const struct pd_result *res, double secs
 	printf("read-time: %.3f s  data: %.1f MB  decompressed: %.1f MB  (%.0f MB/s of records)\n",
 	       secs, res->data_bytes / 1e6, res->decompressed_bytes / 1e6,
 	       secs > 0 ? (res->data_bytes + res->decompressed_bytes) / 1e6 / secs : 0.0);
+	if (res->flags & PD_F_DWARF_UNWIND)
+		printf("unwind: samples: %" PRIu64 "  scanned: %" PRIu64 "  unsure-samples: %" PRIu64
+		       "  stack: %.1f MB  values: %" PRIu64 "  lookups: %" PRIu64 "\n",
+		       res->unwind.samples, res->unwind.scanned_samples, res->unwind.unsure_samples,
+		       res->unwind.stack_bytes / 1e6, res->unwind.windows, res->unwind.candidates);
 	printf("dsos: %zu\n", res->nr_dsos);
 	for (size_t i = 0; i < res->nr_dsos; i++) {
 		const struct pd_dso *d = &res->dsos[i];
 
-		printf("%8zu %s %s\n", d->nr_addrs,
+		printf("%8zu %s %s%s\n", d->nr_addrs,
 		       d->build_id_size ? build_id_hex(d->build_id, d->build_id_size, hex) : "(no-build-id)",
-		       d->path ? d->path : "?");
+		       d->path ? d->path : "?", d->unsure ? " (unsure: eager)" : "");
 	}
 }
 
@@ -79,6 +87,7 @@ int cmd_addrs(int argc, char **argv)
 		{ "input", required_argument, NULL, 'i' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "stats", no_argument, NULL, 's' },
+		{ "unwind", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -86,7 +95,7 @@ int cmd_addrs(int argc, char **argv)
 	struct pd_result res;
 	struct timespec t0, t1;
 	char err[512] = "";
-	int c, stats = 0, rc, fd = STDOUT_FILENO;
+	int c, stats = 0, rc, fd = STDOUT_FILENO, unwind = PD_UNWIND_HYBRID;
 
 	optind = 1;
 	while ((c = cli_getopt(SUB, argc, argv, "+:i:o:h", opts)) != -1) {
@@ -94,6 +103,20 @@ int cmd_addrs(int argc, char **argv)
 		case 'i': in = optarg; break;
 		case 'o': outpath = optarg; break;
 		case 's': stats = 1; break;
+		case 'u':
+			if (!strcmp(optarg, "hybrid"))
+				unwind = PD_UNWIND_HYBRID;
+			else if (!strcmp(optarg, "scan"))
+				unwind = PD_UNWIND_SCAN;
+			else if (!strcmp(optarg, "replay"))
+				unwind = PD_UNWIND_REPLAY;
+			else if (!strcmp(optarg, "both"))
+				unwind = PD_UNWIND_BOTH;
+			else {
+				cli_err(SUB, "--unwind: expected hybrid, scan, replay or both, not '%s'", optarg);
+				return CLI_USAGE;
+			}
+			break;
 		case 'h': usage(stdout); return CLI_OK;
 		default: return CLI_USAGE;
 		}
@@ -103,7 +126,7 @@ int cmd_addrs(int argc, char **argv)
 		return CLI_USAGE;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	rc = perfdata_read(in, elfops_direct(), &res, err, sizeof(err));
+	rc = perfdata_read_unwind(in, elfops_direct(), unwind, &res, err, sizeof(err));
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (rc < 0) {
 		/* the reader's message names the file already */
@@ -113,8 +136,6 @@ int cmd_addrs(int argc, char **argv)
 			cli_err(SUB, "%s: %s", in, err[0] ? err : strerror(-rc));
 		return CLI_FAIL;
 	}
-	if (res.flags & PD_F_DWARF_UNWIND)
-		cli_err(SUB, "warning: DWARF callchains (REGS_USER+STACK_USER): the address sets miss unwound frames");
 	if (res.flags & PD_F_LBR_CALLSTACK)
 		cli_err(SUB, "warning: LBR call-stack mode: callchains may be built from branch records");
 	if (outpath || !stats) {

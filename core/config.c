@@ -116,6 +116,13 @@ void config_load(struct symlazy_config *cfg, const char *(*get)(const char *name
 			set_error(cfg, "invalid", "SYMLAZY_LAZY", v, "expected auto, on or off; using auto");
 	}
 
+	v = get("SYMLAZY_UNWIND");
+	if (v && *v) {
+		if (!strcmp(v, "scan"))
+			cfg->unwind_scan = 1;
+		else if (strcmp(v, "hybrid"))
+			set_error(cfg, "invalid", "SYMLAZY_UNWIND", v, "expected hybrid or scan; using hybrid");
+	}
 	v = get("SYMLAZY_ADDRS");
 	if (v && *v)
 		copy_path(cfg->addrs_path, sizeof(cfg->addrs_path), v);

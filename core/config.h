@@ -29,6 +29,7 @@ struct symlazy_config {
 	int inherit;                /* SYMLAZY_INHERIT=1: keep LD_PRELOAD for children */
 	int verbose;                /* SYMLAZY_VERBOSE=1 */
 	int dwfl;                   /* SYMLAZY_DWFL (default 1): answer libdwfl lookups from the index */
+	int unwind_scan;            /* SYMLAZY_UNWIND=scan: DWARF frames from the scan only */
 	char error[256];            /* first bad value, "" if none */
 };
 

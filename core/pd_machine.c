@@ -281,6 +281,8 @@ int pd_machine_prepare(struct pd_machine *m)
 	size_t i;
 	int rc;
 
+	if (m->prepared)	/* the DWARF pass prepares before resolve_all */
+		return 0;
 	for (i = 0; i < m->nr_threads; i++)
 		if ((rc = thread_sort(&m->threads[i])) < 0)
 			return rc;
@@ -298,6 +300,7 @@ int pd_machine_prepare(struct pd_machine *m)
 				m->threads[root].next_member = (uint32_t)i;
 			}
 		}
+	m->prepared = 1;
 	return 0;
 }
 

@@ -81,6 +81,7 @@ struct pd_machine {
 	struct pd_htab dso_tab;
 	uint32_t gen;
 	uint32_t *list;		/* scratch of pd_machine_threads_of */
+	int prepared;		/* pd_machine_prepare ran (later calls: no-ops) */
 };
 
 /* pd_machine_init - an empty machine. Returns 0 or -ENOMEM. */
@@ -122,7 +123,7 @@ int pd_machine_fork(struct pd_machine *m, int32_t pid, int32_t ppid, int32_t tid
 
 /* pd_machine_prepare - after the last record: sort and deduplicate every
  * thread's maps, chain the classes. 0 or -ENOMEM. No mmap/fork/thread
- * calls may follow. */
+ * calls may follow; calling it again does nothing. */
 int pd_machine_prepare(struct pd_machine *m);
 
 /*

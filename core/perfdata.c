@@ -32,6 +32,7 @@
 #include "pd_kernel.h"
 #include "pd_machine.h"
 #include "pd_record.h"
+#include "pd_unwind.h"
 #include "perfdata.h"
 #include "util.h"
 
@@ -70,6 +71,12 @@ struct bidname {		/* HEADER_BUILD_ID entry (USER cpumode) */
 struct addrset {		/* file offsets per machine DSO */
 	uint64_t *v;
 	size_t n, alloc;
+	unsigned unsure;	/* enum pd_unsure: the set may miss unwound frames */
+};
+
+struct unsure_tid {		/* a thread with a sample pd_unwind cannot bound */
+	int32_t tid;
+	unsigned why;		/* enum pd_unsure */
 };
 
 struct col {
@@ -91,6 +98,13 @@ struct col {
 
 	struct addrset *addrs;	/* indexed like m.dsos */
 	size_t alloc_addrs;
+
+	uint64_t nr_unwind;	/* samples perf unwinds (DWARF): second pass */
+	int unwind_mode;	/* enum pd_unwind_mode */
+	uint64_t *vdso;		/* [vdso] mappings: [start, end) pairs (the replay) */
+	size_t nr_vdso, alloc_vdso;
+	struct unsure_tid *unsure;
+	size_t nr_unsure, alloc_unsure;
 
 	struct pd_result res;
 };
@@ -234,6 +248,22 @@ static int skip_filename(const char *f, size_t n)
 	return 0;
 }
 
+/* [vdso] ranges (any process): the DWARF replay cannot read them */
+static long note_vdso(struct col *c, uint64_t start, uint64_t len)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_vdso; i++)
+		if (c->vdso[2 * i] == start && c->vdso[2 * i + 1] == start + len)
+			return 0;
+	if (pd_grow((void **)&c->vdso, &c->alloc_vdso, 2 * (c->nr_vdso + 1), sizeof(*c->vdso)) < 0)
+		return -ENOMEM;
+	c->vdso[2 * c->nr_vdso] = start;
+	c->vdso[2 * c->nr_vdso + 1] = start + len < start ? UINT64_MAX : start + len;
+	c->nr_vdso++;
+	return 0;
+}
+
 /* MMAP/MMAP2 of a user-space file: a map of thread tid. MMAP2 data
  * mappings (perf record -d: no PROT_EXEC, MISC_MMAP_DATA) and MMAP with
  * MISC_MMAP_DATA only serve sampled ADDRs (statistics; perf resolves
@@ -273,6 +303,8 @@ static int do_mmap(struct col *c, uint16_t misc, const struct pd_mmap *mm)
 		return pd_machine_mmap(&c->m, mm->pid, mm->tid, mm->start, mm->len, mm->start,
 				       (uint32_t)d, 0);
 	}
+	if (!strcmp(path, "[vdso]") && (d = note_vdso(c, mm->start, mm->len)) < 0)
+		return (int)d;
 	if (skip_filename(path, n))
 		return 0;
 	if (mm->build_id) {
@@ -393,6 +425,8 @@ static int do_sample(struct col *c, const struct pd_record *rec)
 		if (!pd_machine_thread(&c->m, s->pid, tid))
 			return -ENOMEM;
 	}
+	if (pd_unwind_kind(s, NULL) != PD_UW_NONE)	/* its dump: pd_unwind_pass */
+		c->nr_unwind++;
 	if ((s->have & PERF_SAMPLE_ADDR) && (ret = ip_add(c, tid, s->addr, IP_ADDR)) < 0)
 		return ret;
 	if ((s->have & PERF_SAMPLE_IP) && s->cpumode == PERF_RECORD_MISC_USER &&
@@ -450,6 +484,123 @@ static int do_record(struct col *c, const struct pd_record *rec)
 	default:
 		return 0;
 	}
+}
+
+/* ------------------------------------------ DWARF-unwound callchains */
+
+static int unwind_add(void *ctx, int32_t tid, uint64_t ip)
+{
+	return ip_add(ctx, tid, ip, IP_CODE);
+}
+
+static int unwind_unsure(void *ctx, int32_t tid, enum pd_unsure why)
+{
+	struct col *c = ctx;
+	size_t i;
+
+	for (i = 0; i < c->nr_unsure; i++)
+		if (c->unsure[i].tid == tid)
+			return 0;
+	if (pd_grow((void **)&c->unsure, &c->alloc_unsure, c->nr_unsure + 1, sizeof(*c->unsure)) < 0)
+		return -ENOMEM;
+	c->unsure[c->nr_unsure].tid = tid;
+	c->unsure[c->nr_unsure++].why = why;
+	return 0;
+}
+
+/* Every DSO an unsure thread can reach gets the reason. */
+static int mark_unsure(struct col *c)
+{
+	size_t i, q, k, nl;
+	const uint32_t *list;
+
+	for (i = 0; i < c->nr_unsure; i++) {
+		nl = pd_machine_threads_of(&c->m, c->unsure[i].tid, &list);
+		for (q = 0; q < nl; q++) {
+			const struct pd_thread *t = &c->m.threads[list[q]];
+
+			for (k = 0; k < t->nr_maps; k++) {
+				uint32_t d = t->maps[k].dso;
+
+				if (d < c->alloc_addrs && !c->addrs[d].unsure)
+					c->addrs[d].unsure = c->unsure[i].why;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Second pass over @path for the stack dumps of DWARF samples (pd_unwind.h):
+ * their candidates join the (tid, ip) set before resolve_all. */
+static int collect_unwind(struct col *c, const char *path)
+{
+	struct pd_unwind_stats st;
+	int rc = 0;
+
+	memset(&st, 0, sizeof(st));
+	if (!c->nr_unwind)
+		return 0;
+	if ((rc = pd_machine_prepare(&c->m)) < 0)
+		return rc;
+	switch (c->unwind_mode) {
+	case PD_UNWIND_HYBRID: {
+		/* the build-id perf.data records per machine DSO, for the replay's
+		 * file check */
+		size_t i, nd = c->m.nr_dsos;
+		unsigned char (*ids)[20] = calloc(nd ? nd : 1, sizeof(*ids));
+		unsigned *sizes = calloc(nd ? nd : 1, sizeof(*sizes));
+		struct pd_unwind_env env = { (const unsigned char (*)[20])ids, sizes, c->vdso,
+					     c->nr_vdso };
+
+		if (!ids || !sizes) {
+			free(ids);
+			free(sizes);
+			return -ENOMEM;
+		}
+		for (i = 0; i < nd; i++) {
+			const struct pd_machine_dso *d = &c->m.dsos[i];
+			const struct bidname *b;
+
+			if (d->build_id_size) {
+				memcpy(ids[i], d->build_id, d->build_id_size);
+				sizes[i] = d->build_id_size;
+			} else if ((b = bid_find(c, d->path)) != NULL) {
+				memcpy(ids[i], b->id, b->size);
+				sizes[i] = b->size;
+			}
+		}
+		rc = pd_unwind_hybrid_pass(path, &c->m, &env, unwind_add, unwind_unsure, c, &st,
+					   &c->res.unwind.scanned_samples, c->err, c->errsz);
+		free(ids);
+		free(sizes);
+		break;
+	}
+	case PD_UNWIND_REPLAY:
+		rc = pd_unwind_replay_pass(path, &c->m, unwind_add, unwind_unsure, c, &st, c->err,
+					   c->errsz);
+		break;
+	case PD_UNWIND_BOTH: {
+		struct pd_unwind_stats rs;
+
+		rc = pd_unwind_replay_pass(path, &c->m, unwind_add, unwind_unsure, c, &rs, c->err,
+					   c->errsz);
+		if (rc < 0)
+			break;
+	}
+		__attribute__((fallthrough));
+	default:
+		rc = pd_unwind_pass(path, &c->m, unwind_add, unwind_unsure, c, &st, c->err, c->errsz);
+		c->res.unwind.scanned_samples = st.samples;
+		break;
+	}
+	c->res.unwind.samples = st.samples;
+	c->res.unwind.unsure_samples = st.unsure_samples;
+	c->res.unwind.stack_bytes = st.stack_bytes;
+	c->res.unwind.windows = st.windows;
+	c->res.unwind.candidates = st.candidates;
+	if (rc < 0)
+		return rc;
+	return mark_unsure(c);
 }
 
 /* ------------------------------------------------------------- results */
@@ -555,7 +706,7 @@ static int build_result(struct col *c, const struct elf_ops *ops)
 		struct addrset *a = &c->addrs[i];
 		struct pd_dso *o;
 
-		if (!a->n)
+		if (!a->n && !a->unsure)
 			continue;
 		if (!strncmp(d->path, "/tmp/perf-", 10)) {      /* issue 11: JIT */
 			struct pd_dso *jt;
@@ -574,6 +725,7 @@ static int build_result(struct col *c, const struct elf_ops *ops)
 			continue;
 		}
 		o = &out[n];
+		o->unsure = a->unsure;
 		if (d->build_id_size) {
 			memcpy(o->build_id, d->build_id, d->build_id_size);
 			o->build_id_size = d->build_id_size;
@@ -601,6 +753,8 @@ static int build_result(struct col *c, const struct elf_ops *ops)
 				return -ENOMEM;
 			memcpy(t->addrs + t->nr_addrs, a->v, a->n * sizeof(*a->v));
 			t->nr_addrs += a->n;
+			if (!t->unsure)
+				t->unsure = a->unsure;
 			memset(o, 0, sizeof(*o));
 			continue;
 		}
@@ -638,6 +792,8 @@ static void col_free(struct col *c)
 	for (i = 0; i < c->alloc_addrs; i++)
 		free(c->addrs[i].v);
 	free(c->addrs);
+	free(c->unsure);
+	free(c->vdso);
 	perfdata_free(&c->res);
 }
 
@@ -650,6 +806,12 @@ int perfdata_input_ok(const char *path)
 
 int perfdata_read(const char *path, const struct elf_ops *ops, struct pd_result *out,
 		  char *err, size_t errsz)
+{
+	return perfdata_read_unwind(path, ops, PD_UNWIND_HYBRID, out, err, errsz);
+}
+
+int perfdata_read_unwind(const char *path, const struct elf_ops *ops, int unwind_mode,
+			 struct pd_result *out, char *err, size_t errsz)
 {
 	struct col c;
 	struct pd_record rec;
@@ -664,6 +826,7 @@ int perfdata_read(const char *path, const struct elf_ops *ops, struct pd_result 
 	memset(&c, 0, sizeof(c));
 	c.err = err;
 	c.errsz = errsz;
+	c.unwind_mode = unwind_mode;
 	if ((rc = pd_machine_init(&c.m)) < 0)
 		goto out;
 	if ((rc = pd_open(&c.rd, path, &why, err, errsz)) < 0)
@@ -683,7 +846,8 @@ int perfdata_read(const char *path, const struct elf_ops *ops, struct pd_result 
 	}
 	c.res.data_bytes = pd_data_bytes(c.rd);
 	c.res.decompressed_bytes = pd_decompressed_bytes(c.rd);
-	if ((rc = resolve_all(&c)) < 0 || (rc = build_result(&c, ops)) < 0)
+	if ((rc = collect_unwind(&c, path)) < 0 || (rc = resolve_all(&c)) < 0 ||
+	    (rc = build_result(&c, ops)) < 0)
 		goto out;
 	if (!c.res.nr_samples)
 		c.res.flags |= PD_F_NO_SAMPLES;

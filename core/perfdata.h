@@ -16,7 +16,8 @@
  *
  * Which IPs: every SAMPLE ip whose cpumode (header.misc & 7) is USER, every
  * CALLCHAIN entry in a PERF_CONTEXT_USER section (raw, not decremented),
- * BRANCH_STACK from/to, and ADDR when sampled. To stay a superset of perf's
+ * BRANCH_STACK from/to, and ADDR when sampled; for DWARF samples
+ * (REGS_USER + STACK_USER) what perf's unwinder can reach (core/pd_unwind.h). To stay a superset of perf's
  * lookups regardless of event ordering and of damaged pid/tid fields, an IP
  * sampled by thread T is converted through every exec mapping ever recorded
  * for a thread of T's class or of a FORK ancestor's class that contains it.
@@ -49,11 +50,16 @@ struct pd_dso {
 	uint64_t *addrs;                     /* sorted, unique file offsets */
 	size_t nr_addrs;
 	size_t alloc_addrs;                  /* internal */
+	/* enum pd_unsure (pd_unwind.h), 0 = none: a thread that maps this DSO
+	 * has a DWARF sample whose unwound frames the set cannot bound (e.g.
+	 * 32-bit user registers); such a DSO is listed even without addrs */
+	unsigned unsure;
 };
 
 /* Global reasons that make lazy mode unusable for the whole file. */
 enum pd_flags {
-	PD_F_DWARF_UNWIND = 1u << 0,   /* REGS_USER+STACK_USER: callchains need unwinding */
+	PD_F_DWARF_UNWIND = 1u << 0,   /* REGS_USER+STACK_USER: callchains need unwinding
+	                                * (collected by core/pd_unwind.c; not a fallback) */
 	PD_F_PIPE         = 1u << 1,   /* not a regular file (a FIFO): never read */
 	PD_F_LBR_CALLSTACK= 1u << 2,   /* branch_sample_type CALL_STACK */
 	PD_F_FOREIGN_ENDIAN = 1u << 3,
@@ -110,6 +116,12 @@ struct pd_result {
 	struct pd_kernel kern;
 	struct pd_dso *jit;
 	size_t nr_jit;
+	/* Added: the second pass over DWARF samples' stack dumps (pd_unwind.h
+	 * struct pd_unwind_stats) */
+	struct {
+		uint64_t samples, unsure_samples, stack_bytes, windows, candidates;
+		uint64_t scanned_samples;	/* of samples: scanned, not replayed */
+	} unwind;
 };
 
 /*
@@ -129,10 +141,26 @@ struct pd_result {
  * Implementation notes (core/perfdata.c): records are not time-ordered;
  * COMM/EXIT never remove mappings; callchain entries before the first
  * PERF_CONTEXT_* marker count as user; DSOs without any address are left
- * out of @out; DSOs with equal build-ids (one file, two paths) are merged.
+ * out of @out unless pd_dso.unsure is set; DSOs with equal build-ids (one
+ * file, two paths) are merged.
  */
 int perfdata_read(const char *path, const struct elf_ops *ops, struct pd_result *out,
 		  char *err, size_t errsz);
+
+/* Where the addresses of DWARF-unwound frames come from (core/pd_unwind.h). */
+enum pd_unwind_mode {
+	PD_UNWIND_HYBRID = 0,	/* replay where it is provably perf's, else scan (default) */
+	PD_UNWIND_SCAN,		/* registers and dump windows in mapped ranges, always */
+	PD_UNWIND_REPLAY,	/* libunwind replay only (measurements: misses [vdso] frames) */
+	PD_UNWIND_BOTH,		/* the union of replay and scan */
+};
+
+/* perfdata_read_unwind - perfdata_read with the DWARF source @unwind_mode
+ * (enum pd_unwind_mode; perfdata_read uses PD_UNWIND_HYBRID). -ENOTSUP if
+ * the replay alone is asked for and libunwind cannot be loaded (the hybrid
+ * then scans every sample). */
+int perfdata_read_unwind(const char *path, const struct elf_ops *ops, int unwind_mode,
+			 struct pd_result *out, char *err, size_t errsz);
 
 /*
  * perfdata_input_ok - may perfdata_read() be given @path? 1 for a regular

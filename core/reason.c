@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "pd_unwind.h"
 #include "reason.h"
 
 static const struct { const char *name, *text; } table[SL_R__COUNT] = {
@@ -49,4 +50,14 @@ int sl_why_format(const struct sl_why *w, char *buf, size_t n)
 	if (w->detail[0])
 		return snprintf(buf, n, "%s%s%s", t, t[0] ? ": " : "", w->detail);
 	return snprintf(buf, n, "%s", t);
+}
+
+enum sl_reason sl_unsure_reason(unsigned unsure)
+{
+	switch (unsure) {
+	case PD_UNSURE_REGS_ABI:
+		return SL_R_DWARF_REGS_ABI;
+	default:
+		return SL_R_UNMODELABLE;
+	}
 }

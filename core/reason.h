@@ -35,6 +35,7 @@
 	X(DEMANGLER,          "demangler",               "%s") \
 	X(PERFDATA_BAD,       "perfdata_unreadable",     "perf.data unreadable: %s") \
 	X(DWARF_UNWIND,       "dwarf_unwind",            "user callchains come from DWARF unwinding") \
+	X(DWARF_REGS_ABI,     "dwarf_regs_abi",          "DWARF samples with non-64-bit user registers (ABI) reach this DSO") \
 	X(LBR_CALLSTACK,      "lbr_callstack",           "user callchains come from LBR call stacks") \
 	X(BAD_ADDRS,          "bad_addrs_file",          "bad SYMLAZY_ADDRS") \
 	X(NO_BUILD_ID,        "no_build_id",             "no build-id") \
@@ -80,6 +81,10 @@ struct sl_why {
 	enum sl_reason code;
 	char detail[SL_WHY_DETAIL];
 };
+
+/* sl_unsure_reason - the reason for a pd_dso.unsure value (enum pd_unsure
+ * of core/pd_unwind.h); SL_R_UNMODELABLE for values it does not know. */
+enum sl_reason sl_unsure_reason(unsigned unsure);
 
 /* sl_reason_name - the stable code name ("no_build_id"); "?" if out of range. */
 const char *sl_reason_name(enum sl_reason r);

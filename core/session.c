@@ -219,7 +219,12 @@ static void setup_lazy(struct sl_session *s)
 			return;
 		}
 	}
-	r = perfdata_read(input, s->ops, &s->addrs, err, sizeof(err));
+	/* DWARF samples: libunwind replay where it is perf's, else the scan
+	 * (core/pd_unwind.h); with --symfs perf reads other files than the
+	 * recorded paths, so only the scan is used (and with SYMLAZY_UNWIND=scan) */
+	r = perfdata_read_unwind(input, s->ops,
+				 s->symfs[0] || s->cfg.unwind_scan ? PD_UNWIND_SCAN : PD_UNWIND_HYBRID,
+				 &s->addrs, err, sizeof(err));
 	if (r < 0) {
 		if (!(r == -ENOTSUP && (s->addrs.flags & PD_F_PIPE)))   /* a saved pipe stream is not an error */
 			sl_warnx("symlazy: cannot pre-read %s (%s); loading all symbols", input,
@@ -227,12 +232,14 @@ static void setup_lazy(struct sl_session *s)
 		set_lazy_why(s, SL_R_PERFDATA_BAD, err[0] ? err : strerror(-r));
 		return;
 	}
-	if (s->addrs.flags & (PD_F_DWARF_UNWIND | PD_F_LBR_CALLSTACK)) {
+	/* DWARF callchains stay lazy: perfdata_read adds what perf can unwind
+	 * to (core/pd_unwind.c); DSOs it cannot bound carry pd_dso.unsure */
+	if (s->addrs.flags & PD_F_LBR_CALLSTACK) {
 		struct pd_kernel k = s->addrs.kern;
 
-		set_lazy_why(s, (s->addrs.flags & PD_F_DWARF_UNWIND) ? SL_R_DWARF_UNWIND : SL_R_LBR_CALLSTACK, NULL);
+		set_lazy_why(s, SL_R_LBR_CALLSTACK, NULL);
 		/* issue 11: kernel callchains and sample IPs need no unwinding:
-		 * kallsyms stays lazy (JIT frames of unwound stacks are unknown) */
+		 * kallsyms stays lazy */
 		memset(&s->addrs.kern, 0, sizeof(s->addrs.kern));
 		perfdata_free(&s->addrs);
 		s->addrs.kern = k;
@@ -240,7 +247,10 @@ static void setup_lazy(struct sl_session *s)
 		s->totals.kernel_addrs = k.nr_addrs;
 		return;
 	}
-	s->text_lazy = 3;        /* issue 11: kernel (1) and JIT (2) addresses known */
+	/* issue 11: kernel (1) and JIT (2) addresses known; frames perf unwinds
+	 * from DWARF stack dumps may run through JIT code the collector does not
+	 * follow, so with DWARF samples perf maps are served whole */
+	s->text_lazy = (s->addrs.flags & PD_F_DWARF_UNWIND) ? 1 : 3;
 	s->totals.kernel_addrs = s->addrs.kern.nr_addrs;
 	s->totals.jit_dsos = s->addrs.nr_jit;
 	goto on;
@@ -469,6 +479,10 @@ void sl_dso_plan(struct sl_session *s, struct sl_dso *d, sl_sibling_fn sib, void
 			sl_why_set(&d->why, SL_R_NO_SAMPLES, NULL);
 			return;
 		}
+	}
+	if (dso->unsure) {
+		sl_why_set(&d->why, sl_unsure_reason(dso->unsure), NULL);
+		return;
 	}
 	if (!runtime_layout(s, d, dso, sib, ctx, &lay)) {
 		sl_why_set(&d->why, SL_R_NO_RUNTIME_ELF, NULL);

@@ -9,7 +9,10 @@
  * largest value seen of each. When the command exits it prints one line to
  * FILE (truncated) or, without -o, to stderr:
  *
- *   peak_rss_anon_kb=N peak_rss_file_kb=N vm_hwm_kb=N wall_ms=N exit=N
+ *   peak_rss_anon_kb=N peak_rss_file_kb=N vm_hwm_kb=N wall_ms=N exit=N cpu_ms=N
+ *
+ * (cpu_ms: user + system time of the command and the children it waited
+ * for, from wait4(); on a shared machine a steadier measure than wall_ms)
  *
  * and exits with the command's status (128+signal when it was killed, 127
  * when it could not be executed). The command's stdin/stdout/stderr are
@@ -181,9 +184,11 @@ int main(int argc, char **argv)
 		code = 128 + WTERMSIG(status);
 	else
 		code = 255;
-	fprintf(out, "peak_rss_anon_kb=%ld peak_rss_file_kb=%ld vm_hwm_kb=%ld wall_ms=%ld exit=%d\n",
+	fprintf(out, "peak_rss_anon_kb=%ld peak_rss_file_kb=%ld vm_hwm_kb=%ld wall_ms=%ld exit=%d cpu_ms=%ld\n",
 		pk.rss_anon_kb < 0 ? 0 : pk.rss_anon_kb, pk.rss_file_kb < 0 ? 0 : pk.rss_file_kb,
-		pk.vm_hwm_kb < 0 ? 0 : pk.vm_hwm_kb, (long)(wall + 0.5), code);
+		pk.vm_hwm_kb < 0 ? 0 : pk.vm_hwm_kb, (long)(wall + 0.5), code,
+		(long)((ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000L +
+		       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000));
 	if (out != stderr)
 		fclose(out);
 	return code;

@@ -8,7 +8,7 @@
 # show, for the case's main DSO(s), scan mode "lazy" with 0 < passed <
 # scanned/2 (the kept set is what the samples need, not the table), or - for
 # the PLT-stub, ifunc and overlapping-symbol cases only - a documented
-# fallback reason; the DWARF case must have lazy mode off with a DWARF reason.
+# fallback reason.
 # DSO scans that were not lazy are listed as INFO lines with their reason.
 #
 # Cases: C PIE without/with -g, non-PIE, shared library, dlopen (and
@@ -462,8 +462,9 @@ if want pf-addr && record pf-addr "-g -e page-faults -c 1 -d" "$BIN/basic" "$SEC
 	info "pf-addr: $n lines with a resolved data or code address"
 	stats pf-addr lazy "$BASIC"
 fi
-# DWARF callchains: lazy mode must turn itself off, output still identical
-run_case dwarf "--call-graph dwarf,4096" leaf_mul off-dwarf "$BASIC" "$BIN/basic" "$SECS"
+# DWARF callchains: lazy mode stays on (core/pd_unwind.c), output identical
+# (more DWARF cases: tests/integration/dwarf.sh)
+run_case dwarf "--call-graph dwarf,4096" leaf_mul lazy "$BASIC" "$BIN/basic" "$SECS"
 
 info "corpus: total $(($(date +%s) - t0))s"
 exit $failed

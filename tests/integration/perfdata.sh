@@ -137,12 +137,14 @@ bg=$!
 WORKLOAD="sleep 1" check system-wide -a -g
 wait "$bg"
 
-# DWARF callchains: the reader must flag them (sets would be incomplete).
+# DWARF callchains: the reader flags them and its second pass unwinds them
+# (core/pd_unwind.c; tests/integration/dwarf.sh checks the sets)
 if perf record -q -o "$T/dw.data" --call-graph dwarf,4096 -- "$T/prog" 1000 >/dev/null 2>&1; then
-	if "$CLI" addrs -i "$T/dw.data" --stats 2>/dev/null | grep -q '^flags:.*dwarf-unwind'; then
-		pass "dwarf: PD_F_DWARF_UNWIND reported"
+	"$CLI" addrs -i "$T/dw.data" --stats >"$T/dw.stats" 2>/dev/null
+	if grep -q '^flags:.*dwarf-unwind' "$T/dw.stats" && grep -q '^unwind: samples: [1-9]' "$T/dw.stats"; then
+		pass "dwarf: PD_F_DWARF_UNWIND reported, $(sed -n 's/^unwind: samples: \([0-9]*\).*/\1/p' "$T/dw.stats") samples unwound"
 	else
-		fail "dwarf: dwarf-unwind flag missing"
+		fail "dwarf: dwarf-unwind flag or unwound samples missing: $(tr '\n' ';' <"$T/dw.stats")"
 	fi
 else
 	skip "dwarf: perf record --call-graph dwarf failed"

@@ -22,6 +22,7 @@
 #include <zstd.h>
 #include <linux/perf_event.h>
 
+#include "pd_unwind.h"
 #include "perfdata.h"
 
 /* ---------------------------------------------------------- byte buffer */
@@ -1433,6 +1434,130 @@ static void test_dwarf_flag(void **state)
 	perfdata_free(&r);
 }
 
+/* A DWARF sample (REGS_USER + STACK_USER, user callchain excluded): 20
+ * registers (mask 0xff0fff, IP is register 8), a dump of @size bytes of
+ * which @dyn are valid. */
+static void dwarf_sample(struct buf *b, uint32_t pid, uint64_t abi, const uint64_t *regs,
+			 const unsigned char *stack, uint64_t size, uint64_t dyn)
+{
+	size_t at = rec_begin(b, PERF_RECORD_SAMPLE, MISC_USER);
+
+	put64(b, regs[8]);		/* ip */
+	put64(b, TIDW(pid));
+	put64(b, 1);			/* time */
+	put64(b, 1);			/* period */
+	put64(b, 0);			/* callchain nr (exclude_callchain_user) */
+	put64(b, abi);
+	if (abi)
+		put(b, regs, 20 * 8);
+	put64(b, size);
+	if (size) {
+		put(b, stack, size);
+		put64(b, dyn);
+	}
+	rec_end(b, at);
+}
+
+#define OTHER "/usr/lib/libother.so"
+
+/* core/pd_unwind.c: sampled registers and every window of the valid part
+ * of the dump (any byte offset), as w and w - 1, through the maps the
+ * thread reaches; maps recorded after the sample in file order count;
+ * 32-bit user registers make the thread's DSOs unsure. */
+static void test_dwarf_unwind(void **state)
+{
+	struct pdfile f = { 0 };
+	struct pd_result r;
+	uint64_t regs[20] = { 0 };
+	unsigned char stack[64] = { 0 };
+	uint64_t v;
+	char err[256];
+	const struct pd_dso *d;
+
+	one_attr(&f, ST_BASIC | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+		 PERF_SAMPLE_STACK_USER);
+	f.attrs[0].regs_user = 0xff0fff;
+	f.attrs[0].stack_user = 64;
+	rec_mmap2(&f.data, MISC_USER, 100, TSTART, TLEN, TPGOFF, RX, EXE, NULL, 0);
+	rec_mmap2(&f.data, MISC_USER, 200, LSTART, 0x1000, 0, RX, OTHER, NULL, 0);
+	regs[8] = TSTART + 0x100;		/* IP */
+	regs[0] = LSTART + 0x50;		/* a register pointing into the library */
+	regs[7] = 0x7ffc00001000ull;		/* SP: no map */
+	v = TSTART + 0x200;			/* a return address at an odd offset */
+	memcpy(stack + 3, &v, 8);
+	v = LSTART + 0x10;
+	memcpy(stack + 16, &v, 8);
+	v = 0x1234;				/* no map */
+	memcpy(stack + 24, &v, 8);
+	v = TSTART + 0x300;			/* past dyn_size: perf never reads it */
+	memcpy(stack + 48, &v, 8);
+	dwarf_sample(&f.data, 100, PERF_SAMPLE_REGS_ABI_64, regs, stack, 64, 40);
+	/* the library's MMAP comes after the sample in file order */
+	rec_mmap2(&f.data, MISC_USER, 100, LSTART, 0x1000, 0, RX, LIB, NULL, 0);
+	/* no registers (abi 0): perf does not unwind, the dump is not read */
+	v = TSTART + 0x400;
+	memcpy(stack, &v, 8);
+	dwarf_sample(&f.data, 100, 0, regs, stack, 64, 64);
+	/* an empty dump (size 0) is not unwound either */
+	dwarf_sample(&f.data, 100, PERF_SAMPLE_REGS_ABI_64, regs, stack, 0, 0);
+	/* 32-bit registers in process 200: its DSOs are unsure */
+	dwarf_sample(&f.data, 200, PERF_SAMPLE_REGS_ABI_32, regs, stack, 64, 64);
+	assert_int_equal(read_file(&f, NULL, &r, err, sizeof(err)), 0);
+	assert_true(r.flags & PD_F_DWARF_UNWIND);
+	/* 0x1100 (sample ip, IP register) and 0x10ff (IP register - 1); not
+	 * 0x1300 (past dyn_size) nor 0x1400 (dump of the abi-0 sample) */
+	ASSERT_ADDRS(dso_by_path(&r, EXE), 0x10ff, 0x1100, 0x11ff, 0x1200);
+	d = dso_by_path(&r, LIB);
+	ASSERT_ADDRS(d, 0xf, 0x10, 0x4f, 0x50);
+	assert_int_equal(d->unsure, 0);
+	assert_int_equal(dso_by_path(&r, EXE)->unsure, 0);
+	d = dso_by_path(&r, OTHER);
+	assert_non_null(d);
+	assert_int_equal(d->unsure, PD_UNSURE_REGS_ABI);
+	assert_int_equal(r.unwind.samples, 1);
+	assert_int_equal(r.unwind.unsure_samples, 1);
+	assert_int_equal(r.unwind.stack_bytes, 40);
+	perfdata_free(&r);
+}
+
+/* pd_unwind_scan alone: windows at every offset, w - 1 at an interval's
+ * start and end, hits across a 4 GiB boundary */
+static int scan_add(void *ctx, int32_t tid, uint64_t ip)
+{
+	struct { uint64_t v[16]; size_t n; } *c = ctx;
+
+	(void)tid;
+	if (c->n < 16)
+		c->v[c->n] = ip;
+	c->n++;
+	return 0;
+}
+
+static void test_unwind_scan(void **state)
+{
+	const uint64_t iv[] = { 0x1000, 0x2000, 0xfffff000ull, 0x100001000ull };
+	unsigned char st[40] = { 0 };
+	uint64_t regs[2] = { 0x2000, 0x1000 };	/* end: 0x1fff; start: 0x1000 */
+	uint64_t v;
+	struct { uint64_t v[16]; size_t n; } c = { { 0 }, 0 };
+	struct pd_unwind_stats stats = { 0 };
+
+	v = 0x100000000ull;	/* inside the second interval, hi32 = 1 */
+	memcpy(st + 5, &v, 8);
+	v = 0x1800;
+	memcpy(st + 30, &v, 8);
+	assert_int_equal(pd_unwind_scan(iv, 2, (const unsigned char *)regs, 2, st, sizeof(st), 7,
+					scan_add, &c, &stats), 0);
+	assert_int_equal(c.n, 6);
+	assert_int_equal(c.v[0], 0x1fff);
+	assert_int_equal(c.v[1], 0x1000);
+	assert_int_equal(c.v[2], 0x100000000ull);
+	assert_int_equal(c.v[3], 0xffffffffull);
+	assert_int_equal(c.v[4], 0x1800);
+	assert_int_equal(c.v[5], 0x17ff);
+	assert_int_equal(stats.windows, 2 + sizeof(st) - 7);
+}
+
 static void test_id_index_record(void **state)
 {
 	struct pdfile f = { 0 };
@@ -1529,6 +1654,8 @@ int main(void)
 		cmocka_unit_test(test_corrupt),
 		cmocka_unit_test(test_unsupported),
 		cmocka_unit_test(test_dwarf_flag),
+		cmocka_unit_test(test_dwarf_unwind),
+		cmocka_unit_test(test_unwind_scan),
 		cmocka_unit_test(test_pipe_mode),
 		cmocka_unit_test(test_pipe_compressed),
 		cmocka_unit_test(test_directory),

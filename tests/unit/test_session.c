@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include "pd_unwind.h"
 #include "session.h"
 
 static void test_match_file(void **state)
@@ -110,11 +111,44 @@ static void test_reasons(void **state)
 	assert_string_equal(sl_reason_name((enum sl_reason)9999), "?");
 }
 
+/* a DSO that DWARF samples with 32-bit user registers reach stays eager
+ * with its own reason; the run stays lazy (no process-wide fallback) */
+static void test_dwarf_unsure_plan(void **state)
+{
+	static struct sl_session s;
+	struct pd_dso dso;
+	struct sl_dso d;
+	char buf[128];
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	memset(&dso, 0, sizeof(dso));
+	memset(dso.build_id, 0xab, 20);
+	dso.build_id_size = 20;
+	dso.unsure = PD_UNSURE_REGS_ABI;
+	s.addrs.dsos = &dso;
+	s.addrs.nr_dsos = 1;
+	s.addrs.flags = PD_F_DWARF_UNWIND;
+	s.lazy_on = 1;
+	memset(&d, 0, sizeof(d));
+	d.bid_state = 1;
+	d.bid_len = 20;
+	memset(d.bid, 0xab, 20);
+	sl_dso_plan(&s, &d, NULL, NULL);
+	assert_int_equal(d.plan_mode, SL_EAGER);
+	assert_int_equal(d.why.code, SL_R_DWARF_REGS_ABI);
+	assert_string_equal(sl_reason_name(d.why.code), "dwarf_regs_abi");
+	sl_why_format(&d.why, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "non-64-bit user registers"));
+	assert_int_equal(sl_unsure_reason(PD_UNSURE_NONE + 99), SL_R_UNMODELABLE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_match_file),
 		cmocka_unit_test(test_reasons),
+		cmocka_unit_test(test_dwarf_unsure_plan),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
