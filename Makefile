@@ -54,6 +54,7 @@ $(B)/tests/%: tests/unit/%.c $(CORE_A) $(HDRS)
 # the perf 6.12 model's tests call libstdc++'s __cxa_demangle (what a
 # distribution perf 6.12 demangles with)
 $(B)/tests/test_model_perf612: TEST_LIBS += -lstdc++
+$(B)/tests/test_symindex: TEST_LIBS += -lstdc++
 
 $(B)/bin/%: scripts/%.c $(CORE_A) $(HDRS)
 	@mkdir -p $(dir $@)

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "model.h"
 #include "symindex.h"
 
 static const char *asm_src =
@@ -328,6 +329,9 @@ struct dso {
 	unsigned char bid[20];
 };
 
+/* the model dso_open() gives the source (check_replay under 6.1 and 6.12) */
+static const struct sl_model *replay_model = &sl_model_perf61;
+
 static int dso_open(struct dso *d, const char *path)
 {
 	int r;
@@ -345,6 +349,7 @@ static int dso_open(struct dso *d, const char *path)
 		r = elf_read_build_id(ops, d->elf, d->bid, sizeof(d->bid));
 		symindex_src_init(&d->src, ops, d->elf, &d->lay, d->bid, r > 0 ? (size_t)r : 0, &id, -1,
 				  SYMIDX_DEM_NOOPTS);
+		d->src.model = replay_model;
 	}
 	return 0;
 }
@@ -513,6 +518,32 @@ static void test_replay_deferred_equals_eager(void **state)
 		check_replay("/usr/lib/x86_64-linux-gnu/libstdc++.so.6", cdir);
 }
 
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+/* The same under the perf 6.12 model (6.2+ PLT synthesis, IFUNC-alias
+ * marking, __cxa_demangle's names), with its own cached trees. */
+static void test_replay_deferred_equals_eager_612(void **state)
+{
+	static const struct perf612_demangler cxa_only = { .cxa = __cxa_demangle, .what = "__cxa_demangle" };
+	char sfile[128], lib[128], cdir[128];
+
+	(void)state;
+	snprintf(sfile, sizeof(sfile), "%s/alias.s", dir);
+	snprintf(lib, sizeof(lib), "%s/libalias.so", dir);
+	snprintf(cdir, sizeof(cdir), "%s/tcache612", dir);
+	mkdir(cdir, 0700);
+	if (access(lib, R_OK) != 0)
+		make_alias_lib(sfile, lib);
+	perf612_demangler_set(&cxa_only);
+	replay_model = &sl_model_perf612;
+	check_replay(lib, cdir);
+	check_replay(sofile, NULL);
+	if (access("/usr/lib/x86_64-linux-gnu/libstdc++.so.6", R_OK) == 0)
+		check_replay("/usr/lib/x86_64-linux-gnu/libstdc++.so.6", cdir);
+	replay_model = &sl_model_perf61;
+	perf612_demangler_set(NULL);
+}
+
 /* A damaged or truncated tree file is ignored and rewritten; answers stay. */
 static void test_tree_cache_corruption(void **state)
 {
@@ -576,6 +607,7 @@ int main(void)
 		cmocka_unit_test(test_cache_roundtrip_and_corruption),
 		cmocka_unit_test(test_sort),
 		cmocka_unit_test(test_replay_deferred_equals_eager),
+		cmocka_unit_test(test_replay_deferred_equals_eager_612),
 		cmocka_unit_test(test_tree_cache_corruption),
 	};
 	return cmocka_run_group_tests_name("symindex", tests, setup, teardown);
