@@ -56,6 +56,33 @@ for m in stock lazy; do
 		'BEGIN { printf "| %s | %s | %.1f | %s |\n", m, rc, pk / 1024, eq }'
 done
 
+echo
+echo "== 5. a real program: perf script of rustc -O compiling a small program (one run each)"
+RUSTC=$(rustc --print sysroot 2>/dev/null)/bin/rustc
+if [ -x "$RUSTC" ]; then
+	RD=$ROOT/build/demo-rustc
+	mkdir -p "$RD"
+	printf 'use std::collections::HashMap;\nfn main() { let mut m = HashMap::new(); for i in 0..1000u64 { m.insert(i, i * 2); } println!("{}", m.values().sum::<u64>()); }\n' >"$RD/hello.rs"
+	"$PERF" record -q -g -o "$RD/perf.data" -- "$RUSTC" -O "$RD/hello.rs" -o "$RD/hello" >/dev/null 2>&1
+	"$PERF" script -i "$RD/perf.data" >"$RD/ref.out" 2>/dev/null    # warm caches
+	printf '| mode | peak RssAnon MiB | wall s | output == stock |\n|---|---:|---:|---|\n'
+	for m in stock lazy floor; do
+		case $m in
+		stock) set -- ;;
+		lazy) set -- env LD_PRELOAD="$ROOT/build/libsymlazy.so" ;;
+		floor) set -- env LD_PRELOAD="$ROOT/build/libsymlazy.so" SYMLAZY_HIDE_ALL=1 ;;
+		esac
+		"$ROOT/build/bin/peakrss" -o "$RD/$m.rss" -- "$@" "$PERF" script -i "$RD/perf.data" >"$RD/$m.out" 2>/dev/null
+		a=$(sed -n 's/.*peak_rss_anon_kb=\([0-9]*\).*/\1/p' "$RD/$m.rss")
+		w=$(sed -n 's/.*wall_ms=\([0-9]*\).*/\1/p' "$RD/$m.rss")
+		if [ $m = floor ]; then eq="-"; elif cmp -s "$RD/ref.out" "$RD/$m.out"; then eq=yes; else eq=no; fi
+		awk -v m="$m" -v a="${a:-0}" -v w="${w:-0}" -v eq="$eq" 'BEGIN { printf "| %s | %.1f | %.2f | %s |\n", m, a / 1024, w / 1000, eq }'
+	done
+	echo "(librustc_driver stays eager: README, Limits)"
+else
+	echo "(skipped: no rustc)"
+fi
+
 cat <<'EOF'
 
 What the columns mean
