@@ -748,10 +748,11 @@ static int build_result(struct col *c, const struct elf_ops *ops)
 		if (o->build_id_size && j < n) {
 			struct pd_dso *t = &out[j];
 
-			if (pd_grow((void **)&t->addrs, &t->alloc_addrs, t->nr_addrs + a->n,
-				 sizeof(*t->addrs)) < 0)
+			if (a->n && pd_grow((void **)&t->addrs, &t->alloc_addrs, t->nr_addrs + a->n,
+					    sizeof(*t->addrs)) < 0)
 				return -ENOMEM;
-			memcpy(t->addrs + t->nr_addrs, a->v, a->n * sizeof(*a->v));
+			if (a->n)       /* a->v is NULL for a DSO with no address */
+				memcpy(t->addrs + t->nr_addrs, a->v, a->n * sizeof(*a->v));
 			t->nr_addrs += a->n;
 			if (!t->unsure)
 				t->unsure = a->unsure;
