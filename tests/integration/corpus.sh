@@ -198,6 +198,11 @@ compare() {
 		pass "$_c/$_t ($(wc -l <"$_o.stock") lines identical)"
 		return 0
 	fi
+	# perf report: stock perf's own tie order (tests/report_same.py)
+	if [ "$1" = report ] && [ -n "$PY" ] && _ties=$("$PY" "$ROOT/tests/report_same.py" "$_o.stock" "$_o.shim"); then
+		pass "$_c/$_t ($(wc -l <"$_o.stock") lines, $_ties)"
+		return 0
+	fi
 	_nd=$(diff "$_o.stock" "$_o.shim" | grep -c '^[<>]')
 	fail "$_c/$_t: output differs ($_nd diff lines; stock < > shim): perf $*"
 	diff "$_o.stock" "$_o.shim" | head -12
