@@ -112,7 +112,9 @@ int sl_cache_validate(const void *map, size_t size, uint64_t key, const struct s
 	need = sizeof(*h) + (uint64_t)h->nentries * sizeof(struct symidx_entry) +
 	       (uint64_t)h->ngroups * sizeof(struct symidx_group);
 	if (need != size || h->ngroups > h->nentries || h->nsymtab != nsym || h->ndynsym != ndyn ||
-	    h->unmodelable > 1 || (h->unmodelable && h->nentries))
+	    h->unmodelable > 1 || (h->unmodelable && h->nentries) || h->abort_pass > SYMIDX_ABORT_DYNSYM ||
+	    (h->unmodelable && h->abort_pass) ||
+	    (h->abort_pass && h->abort_idx >= (h->abort_pass == SYMIDX_ABORT_SYMTAB ? nsym : ndyn)))
 		return -EINVAL;
 	if (symindex_checksum((const char *)map + sizeof(*h), size - sizeof(*h)) != h->checksum)
 		return -EINVAL;
@@ -125,7 +127,10 @@ int sl_cache_validate(const void *map, size_t size, uint64_t key, const struct s
 		    (g[i].next_all != SYMIDX_NONE && (g[i].next_all <= i || g[i].next_all >= h->ngroups)))
 			return -EINVAL;
 		for (uint32_t j = k; j < k + g[i].n; j++)     /* groups cover every entry */
-			if (e[j].start != g[i].start || e[j].table > 1 || e[j].idx >= (e[j].table ? ndyn : nsym))
+			if (e[j].start != g[i].start || e[j].table > 1 || e[j].idx >= (e[j].table ? ndyn : nsym) ||
+			    /* an aborted pass: only what perf inserted before it, nothing after */
+			    (h->abort_pass == SYMIDX_ABORT_SYMTAB && (e[j].table || e[j].idx >= h->abort_idx)) ||
+			    (h->abort_pass == SYMIDX_ABORT_DYNSYM && e[j].table && e[j].idx >= h->abort_idx))
 				return -EINVAL;
 		k += g[i].n;
 		pmax = g[i].max_end > pmax ? g[i].max_end : pmax;

@@ -17,8 +17,9 @@
 #include <stdint.h>
 
 #define SYMIDX_MAGIC   "SYMLZIX\0"
-#define SYMIDX_VERSION 5u           /* 3: key from core/cache.c sl_cache_key; 4 (branch
-                                     * wall): entries carry the binding; 5: and the type */
+#define SYMIDX_VERSION 6u           /* 3: key from core/cache.c sl_cache_key; 4 (branch
+                                     * wall): entries carry the binding; 5: and the type;
+                                     * 6: an aborted pass is recorded (abort_pass) */
 
 struct symidx_hdr {
 	char magic[8];
@@ -26,7 +27,9 @@ struct symidx_hdr {
 	uint64_t key;               /* sl_cache_key(): build-id, file identity, layout, sizes */
 	uint64_t checksum;          /* of everything after the header */
 	uint32_t nentries, ngroups, nsymtab, ndynsym;
-	uint32_t unmodelable, pad;
+	uint32_t unmodelable;
+	uint32_t abort_pass;        /* SYMIDX_ABORT_*: the pass perf 6.1/6.12 abort */
+	uint32_t abort_idx, pad;    /* the symbol of that table the pass stops at */
 	char why[96];
 	unsigned char build_id[20];
 	uint32_t build_id_len;

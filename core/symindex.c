@@ -601,8 +601,10 @@ static uint64_t roundup_page(uint64_t x, uint64_t page)
  * Classify one symbol exactly as perf 6.1's dso__load_sym_internal() main
  * loop does on x86 (tools/perf/util/symbol-elf.c), with the model's keep
  * and label rules. Returns
- * 1 (candidate, *start set), 0 (perf skips it), -1 (perf would abort the pass
- * or we cannot model it: whole DSO unmodelable).
+ * 1 (candidate, *start set), 0 (perf skips it), -1 (perf aborts the pass
+ * here: elf_getscn(syms_ss->elf, st_shndx) fails for an index past the
+ * section count, libelf elf_getscn.c), -2 (we cannot model it: whole DSO
+ * unmodelable).
  */
 static int classify(const struct sl_model *m, const GElf_Sym *s, const struct secinfo *secs, size_t shnum,
 		    const struct symidx_layout *lay, uint64_t *start)
@@ -614,8 +616,10 @@ static int classify(const struct sl_model *m, const GElf_Sym *s, const struct se
 
 	if (kind == SL_SYM_SKIP)
 		return 0;
-	if (s->st_shndx >= shnum || s->st_shndx == 0)
+	if (s->st_shndx >= shnum)
 		return -1;          /* elf_getscn() fails -> perf aborts the pass */
+	if (s->st_shndx == 0)
+		return -2;
 	sec = &secs[s->st_shndx];
 	if (!sec->alloc)
 		return 0;
@@ -631,7 +635,7 @@ static int classify(const struct sl_model *m, const GElf_Sym *s, const struct se
 	}
 	if (sec->nobits) {      /* perf uses the runtime section header */
 		if (s->st_shndx >= lay->nsecs)
-			return -1;
+			return -2;      /* runtime section count not known exactly */
 		*start = s->st_value - (lay->sec_addr[s->st_shndx] - lay->sec_off[s->st_shndx]);
 		return 1;
 	}
@@ -683,6 +687,8 @@ static int attach(struct symidx *out, void *map, size_t size)
 	out->nsymtab = h->nsymtab;
 	out->ndynsym = h->ndynsym;
 	out->unmodelable = (int)h->unmodelable;
+	out->abort_pass = h->abort_pass;
+	out->abort_idx = h->abort_idx;
 	out->key = h->key;
 	memcpy(out->why, h->why, sizeof(out->why));
 	out->why[sizeof(out->why) - 1] = '\0';
@@ -716,6 +722,7 @@ static int build(const struct symidx_src *src, uint64_t key, struct symidx *out)
 	char tmpname[96];
 	char why[96] = "";
 	int unmodelable = 0, fd, ret;
+	uint32_t abort_pass = SYMIDX_ABORT_NONE, abort_idx = 0;
 	void *map;
 	Elf_Data *tabs[2] = { src->symtab, src->dynsym };
 	uint32_t counts[2] = { src->symtab ? src->nsymtab : 0, src->dynsym ? src->ndynsym : 0 };
@@ -743,7 +750,7 @@ static int build(const struct symidx_src *src, uint64_t key, struct symidx *out)
 	h = map;
 	e = (void *)(h + 1);
 
-	for (t = 0; t < 2 && !unmodelable; t++) {
+	for (t = 0; t < 2 && !unmodelable && !abort_pass; t++) {
 		for (i = 0; i < counts[t]; i++) {
 			GElf_Sym s;
 			uint64_t st;
@@ -755,6 +762,11 @@ static int build(const struct symidx_src *src, uint64_t key, struct symidx *out)
 				break;
 			}
 			c = classify(src->model, &s, secs, shnum, src->layout, &st);
+			if (c == -1) {  /* perf inserts what came before, then stops */
+				abort_pass = t ? SYMIDX_ABORT_DYNSYM : SYMIDX_ABORT_SYMTAB;
+				abort_idx = i;
+				break;
+			}
 			if (c < 0) {
 				unmodelable = 1;
 				snprintf(why, sizeof(why), "symbol %u of %s has section index %u perf cannot model",
@@ -846,6 +858,8 @@ static int build(const struct symidx_src *src, uint64_t key, struct symidx *out)
 	h->nsymtab = src->symtab ? src->nsymtab : 0;
 	h->ndynsym = src->dynsym ? src->ndynsym : 0;
 	h->unmodelable = (uint32_t)unmodelable;
+	h->abort_pass = unmodelable ? SYMIDX_ABORT_NONE : abort_pass;
+	h->abort_idx = unmodelable ? 0 : abort_idx;
 	memcpy(h->why, why, sizeof(h->why));
 	memcpy(h->build_id, src->build_id, src->build_id_len > 20 ? 20 : src->build_id_len);
 	h->build_id_len = (uint32_t)src->build_id_len;
@@ -966,6 +980,8 @@ static int answer(const struct symidx *idx, const struct symidx_layout *lay, enu
 	uint32_t p = pred_group(idx, a);
 	const struct symidx_group *T;
 
+	if (idx->abort_pass)
+		return -1;      /* duplicates and unfixed ends: the tree decides */
 	if (lay && (in_plt(lay, a, a) || in_synth(lay, plt, a, a)))
 		return -1;
 	if (p == SYMIDX_NONE)
@@ -1142,18 +1158,45 @@ struct sim_out {
 	uint64_t *name, *name_start;        /* SIM_NULL: the name depends on no symbol */
 };
 
-static const char *sim_name(const struct sim *S, uint64_t id)
+/* The raw name of table symbol @id (SYMIDX_ID), *@sym its entry; NULL if
+ * unreadable. */
+static const char *src_name(const struct symidx_src *src, uint64_t id, GElf_Sym *sym)
 {
 	uint32_t table = (uint32_t)(id >> 32), i = (uint32_t)id;
-	Elf_Data *tab = table ? S->src->dynsym : S->src->symtab;
-	Elf_Data *str = table ? S->src->dynsym_str : S->src->symtab_str;
+	Elf_Data *tab = table ? src->dynsym : src->symtab;
+	Elf_Data *str = table ? src->dynsym_str : src->symtab_str;
+
+	if (table > 1 || !tab || !str || !str->d_buf || !src->ops->gelf_getsym(tab, (int)i, sym) ||
+	    sym->st_name >= str->d_size || !memchr((const char *)str->d_buf + sym->st_name, 0,
+						   str->d_size - sym->st_name))
+		return NULL;
+	return (const char *)str->d_buf + sym->st_name;
+}
+
+static const char *sim_name(const struct sim *S, uint64_t id)
+{
 	GElf_Sym sym;
 
-	if (!tab || !str || !str->d_buf || !S->src->ops->gelf_getsym(tab, (int)i, &sym) ||
-	    sym.st_name >= str->d_size || !memchr((const char *)str->d_buf + sym.st_name, 0,
-						  str->d_size - sym.st_name))
-		return NULL;
-	return (const char *)str->d_buf + sym.st_name;
+	return src_name(S->src, id, &sym);
+}
+
+/* Do table symbols @a and @b print alike? After a pass perf aborts, its
+ * same-start duplicates stay in the tree (no symbols__fixup_duplicate) and
+ * which one a lookup meets depends on the tree's shape: two of them with the
+ * same start (checked by the caller), end, raw name, binding and type give
+ * the same perf output. */
+static int same_print(const struct symidx_src *src, uint64_t a, uint64_t b)
+{
+	GElf_Sym sa, sb;
+	const char *na, *nb;
+
+	if (a == b)
+		return 1;
+	if ((a >> 32) > 1 || (b >> 32) > 1)
+		return 0;
+	na = src_name(src, a, &sa);
+	nb = src_name(src, b, &sb);
+	return na && nb && !strcmp(na, nb) && sa.st_info == sb.st_info;
 }
 
 static int underscores(const char *n)
@@ -1779,12 +1822,14 @@ static int sim_build(struct sim *S, const struct symidx *idx, const struct symid
 			sim_insert(S, x);
 			nr[t]++;
 		}
+		if (idx->abort_pass == (uint32_t)t + 1)
+			break;      /* goto out_elf_end: no fixups, dso__load_sym() = -1 */
 		if (nr[t]) {
 			sim_fixup_end(S);
 			sim_fixup_duplicate(S);
 		}
 	}
-	if (nr[0] + nr[1] > 0) {            /* dso__load: ret > 0 */
+	if (nr[0] + nr[1] > 0 && !idx->abort_pass) {        /* dso__load: ret > 0 */
 		if (m->plt == SL_PLT_V62)
 			sim_plt_v62(S, lay, nk + 1);
 		else
@@ -2332,7 +2377,7 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 			ret = 1;
 			goto out;
 		}
-		buf = malloc(naddrs * 8 * sizeof(*buf));
+		buf = malloc(naddrs * 9 * sizeof(*buf));
 		if (!buf) {
 			ret = -ENOMEM;
 			goto out;
@@ -2345,6 +2390,7 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 		red.id = buf + 5 * naddrs;
 		red.end = buf + 6 * naddrs;
 		red.name = buf + 7 * naddrs;
+		red.start = buf + 8 * naddrs;
 		r = full_answers(idx, src, lay, addrs, naddrs, &full);
 		if (r != 0) {
 			if (r > 0) {
@@ -2414,6 +2460,11 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 					BIT_SET(keep_dynsym, E->idx);
 			}
 		}
+		/* the symbol perf's pass stops at stays, so the pass stops there */
+		if (idx->abort_pass == SYMIDX_ABORT_SYMTAB && idx->abort_idx < idx->nsymtab)
+			BIT_SET(keep_symtab, idx->abort_idx);
+		else if (idx->abort_pass == SYMIDX_ABORT_DYNSYM && idx->abort_idx < idx->ndynsym)
+			BIT_SET(keep_dynsym, idx->abort_idx);
 		if (!namb)
 			break;
 		/* rule 2, second half: the reduced tree must answer like the full
@@ -2423,8 +2474,10 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 			ret = r < 0 ? r : 1;
 			goto out;
 		}
-		for (a = 0; a < naddrs && red.id[a] == full.id[a] && red.end[a] == full.end[a] &&
-			    red.name[a] == full.name[a]; a++)
+		for (a = 0; a < naddrs && red.end[a] == full.end[a] && red.name[a] == full.name[a] &&
+			    (red.id[a] == full.id[a] ||
+			     (idx->abort_pass && red.start[a] == full.start[a] &&
+			      same_print(src, red.id[a], full.id[a]))); a++)
 			;
 		if (a == naddrs) {
 			why[0] = '\0';

@@ -111,11 +111,24 @@ struct symidx {
 	const struct symidx_group *groups;
 	uint32_t nentries, ngroups;
 	uint32_t nsymtab, ndynsym;  /* table sizes (sh_size / sh_entsize) */
-	int unmodelable;            /* perf would abort the pass or we can't model it */
+	int unmodelable;            /* we can't model perf's load of this DSO */
 	char why[96];               /* reason when unmodelable */
+	/* A pass perf aborts (dso__load_sym_internal(), tools/perf/util/symbol-elf.c:
+	 * a candidate whose st_shndx elf_getscn() rejects -> goto out_elf_end):
+	 * the symbols of that table before abort_idx are inserted, that pass
+	 * gets no symbols__fixup_end/fixup_duplicate, dso__load_sym() returns
+	 * -1 (after a .symtab abort the .dynsym pass never runs), so no PLT
+	 * symbols are synthesized and map__load() fails once. The index holds
+	 * exactly the symbols perf inserts. */
+	uint32_t abort_pass;        /* SYMIDX_ABORT_NONE / _SYMTAB / _DYNSYM */
+	uint32_t abort_idx;         /* the aborting symbol's index in its table */
 	int from_cache;             /* 1 if mapped from an existing cache file */
 	uint64_t key;               /* identity of the index (file name, tree cache) */
 };
+
+#define SYMIDX_ABORT_NONE   0u
+#define SYMIDX_ABORT_SYMTAB 1u      /* table 0's pass aborts */
+#define SYMIDX_ABORT_DYNSYM 2u      /* table 1's pass aborts */
 
 struct sl_model;
 

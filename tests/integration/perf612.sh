@@ -315,7 +315,7 @@ if part version && [ -s "$T/pie.data" ]; then
 fi
 
 # ---- b) corpus programs ---------------------------------------------------------
-CASES=${PERF612_CASES:-"cxx rust threads forkexec overlap"}
+CASES=${PERF612_CASES:-"cxx rust threads forkexec overlap abort-dynsym"}
 part corpus && HOME=$REAL_HOME PERF=$PERF612 CORPUS_DIR=$T/corpus CORPUS_CASES=$CASES SYMLAZY_SO=$SO \
 	sh "$ROOT/tests/integration/corpus.sh" >"$T/corpus.log" 2>&1
 crc=$?
