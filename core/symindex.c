@@ -2230,10 +2230,34 @@ static int full_answers(const struct symidx *idx, const struct symidx_src *src,
 	return r;
 }
 
-/* The reduced load: the entries of the kept groups (O(kept), not a pass
- * over the whole table). */
+/* Which members of kept groups are shown after an aborted .dynsym pass.
+ * There same-start duplicates stay in the tree and the first one a search
+ * meets is the answer, so fewer duplicates mean fewer ways for the reduced
+ * tree to meet another one:
+ *   - a .dynsym member (inserted without fixups: it matters only as an
+ *     answer and for the shape) is shown only if it is the full tree's
+ *     answer for some address (dyn_ans, bits per .dynsym index);
+ *   - the .symtab members of a group whose answers are all .dynsym members
+ *     are left out too, unless a kept zero-size .symtab symbol ends at the
+ *     group (end_need: perf's symbols__fixup_end uses it) or a .symtab
+ *     member answers something (sym_ans); bits per group. */
+struct members {
+	uint8_t *dyn_ans, *dyn_grp, *sym_ans, *end_need;
+};
+
+static int member_kept(const struct members *M, const struct symidx_entry *E, uint32_t g)
+{
+	if (!M || !M->dyn_ans)
+		return 1;
+	if (E->table == 1)
+		return BIT_TEST(M->dyn_ans, E->idx);
+	return !BIT_TEST(M->dyn_grp, g) || BIT_TEST(M->sym_ans, g) || BIT_TEST(M->end_need, g);
+}
+
+/* The reduced load: the shown entries of the kept groups (O(kept), not a
+ * pass over the whole table). */
 static int sim_reduced(const struct symidx *idx, const struct symidx_src *src,
-		       const struct symidx_layout *lay, const uint8_t *kept,
+		       const struct symidx_layout *lay, const uint8_t *kept, const struct members *M,
 		       const uint64_t *addrs, size_t naddrs, const struct sim_out *o)
 {
 	uint32_t *ents, n = 0, cap = 0, i, k;
@@ -2249,7 +2273,8 @@ static int sim_reduced(const struct symidx *idx, const struct symidx_src *src,
 	for (i = 0; i < idx->ngroups; i++)
 		if (BIT_TEST(kept, i))
 			for (k = idx->groups[i].first; k < idx->groups[i].first + idx->groups[i].n; k++)
-				ents[n++] = k;
+				if (member_kept(M, &idx->entries[k], i))
+					ents[n++] = k;
 	r = sim_build(&S, idx, src, lay, ents, n);
 	if (r == 0)
 		r = sim_answers(&S, addrs, naddrs, o);
@@ -2328,6 +2353,7 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 		  uint32_t *kept_groups, char *why, size_t whysz)
 {
 	uint8_t *kept;
+	struct members M = { 0 };
 	uint32_t *stack = NULL, sp = 0, cap = 0, nk = 0, i;
 	uint64_t *buf = NULL;
 	struct sim_out full = { 0 }, red = { 0 };
@@ -2407,6 +2433,31 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 			ret = r < 0 ? r : 1;
 			goto out;
 		}
+		if (idx->abort_pass == SYMIDX_ABORT_DYNSYM) {
+			/* .dynsym members are shown only where they are the answer */
+			size_t gb = (idx->ngroups + 7) / 8 + 1;
+
+			M.dyn_ans = calloc((idx->ndynsym + 7) / 8 + 1 + 3 * gb, 1);
+			if (!M.dyn_ans) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			M.dyn_grp = M.dyn_ans + (idx->ndynsym + 7) / 8 + 1;
+			M.sym_ans = M.dyn_grp + gb;
+			M.end_need = M.sym_ans + gb;
+			for (a = 0; a < naddrs; a++) {
+				uint32_t g = full.id[a] == SIM_NULL ? SYMIDX_NONE : pred_group(idx, full.start[a]);
+
+				if (g == SYMIDX_NONE || (full.id[a] >> 32) > 1)
+					continue;
+				if ((full.id[a] >> 32) == 0) {
+					BIT_SET(M.sym_ans, g);
+				} else if ((uint32_t)full.id[a] < idx->ndynsym) {
+					BIT_SET(M.dyn_ans, (uint32_t)full.id[a]);
+					BIT_SET(M.dyn_grp, g);
+				}
+			}
+		}
 		for (a = 0; a < naddrs; a++) {
 			uint32_t g = SYMIDX_NONE;
 
@@ -2437,8 +2488,11 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 		while (sp) {
 			const struct symidx_group *G = &idx->groups[stack[--sp]];
 
-			if (G->flags & SG_ZERO_SYMTAB)
+			if (G->flags & SG_ZERO_SYMTAB) {
+				if (M.end_need && G->next_sym != SYMIDX_NONE)
+					BIT_SET(M.end_need, G->next_sym);
 				PUSH(G->next_sym);
+			}
 			if (G->flags & SG_ZERO_DYNSYM)
 				PUSH(G->next_all);
 		}
@@ -2454,6 +2508,8 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 			for (k = G->first; k < G->first + G->n; k++) {
 				const struct symidx_entry *E = &idx->entries[k];
 
+				if (!member_kept(&M, E, i))
+					continue;
 				if (E->table == 0 && E->idx < idx->nsymtab)
 					BIT_SET(keep_symtab, E->idx);
 				else if (E->table == 1 && E->idx < idx->ndynsym)
@@ -2469,7 +2525,7 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 			break;
 		/* rule 2, second half: the reduced tree must answer like the full
 		 * one - same symbol, same end, same name source */
-		r = sim_reduced(idx, src, lay, kept, addrs, naddrs, &red);
+		r = sim_reduced(idx, src, lay, kept, &M, addrs, naddrs, &red);
 		if (r != 0) {
 			ret = r < 0 ? r : 1;
 			goto out;
@@ -2505,6 +2561,7 @@ out:
 	free(buf);
 	free(stack);
 	free(kept);
+	free(M.dyn_ans);
 	return ret;
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """set_shndx.py FILE TABLE NAME - give symbol NAME of TABLE (.symtab or
-.dynsym) of the ELF64 little-endian FILE a section index past the section
-count (e_shnum + 4), in place, as the BOLT-linked librustc_driver of the
+.dynsym) of the ELF64 little-endian FILE (NAME "@last": its last defined
+FUNC or OBJECT symbol) a section index past the section count (e_shnum + 4),
+in place, as the BOLT-linked librustc_driver of the
 Rust toolchain has one (rust_metadata_* in .dynsym, index 48 of 44): perf's
 symbol pass stops there (dso__load_sym_internal(), tools/perf/util/
 symbol-elf.c: elf_getscn() fails -> goto out_elf_end). Prints the symbol's
@@ -37,10 +38,16 @@ def main():
             if cstr(stroff + nm) != table:
                 continue
             names = shdr(link)[1]
-            for k in range(size // ent):
+            ks = range(size // ent)
+            for k in (reversed(ks) if name == "@last" else ks):
                 o = off + k * ent
                 st_name, = struct.unpack_from("<I", d, o)
-                if st_name and cstr(names + st_name) == name:
+                st_info, st_shndx = d[o + 4], struct.unpack_from("<H", d, o + 6)[0]
+                if name == "@last":
+                    hit = st_name and st_info & 0xf in (1, 2) and 0 < st_shndx < shnum
+                else:
+                    hit = st_name and cstr(names + st_name) == name
+                if hit:
                     struct.pack_into("<H", d, o + 6, shnum + 4)
                     f.seek(0)
                     f.write(d)

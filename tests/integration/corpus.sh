@@ -132,7 +132,8 @@ build forkexec $CC $CFLAGS -o "$BIN/forkexec" "$SRC/forkexec.c"
 build split $CC $CFLAGS -o "$BIN/split" "$SRC/split.c"
 # a symbol pass perf aborts (a candidate's section index past the section
 # count, like librustc_driver's rust_metadata_* in .dynsym): basic with
-# corpus_tag patched in .dynsym (-rdynamic) or in .symtab
+# corpus_tag patched in .dynsym (-rdynamic) or in .symtab; alias (same-start
+# globals of other names in both tables) with its last .dynsym symbol patched
 ABORT_CASES=
 for _t in dynsym symtab; do
 	[ -n "$PY" ] || break
@@ -140,6 +141,9 @@ for _t in dynsym symtab; do
 		build "abort-$_t-patch" "$PY" "$SRC/set_shndx.py" "$BIN/abort-$_t" ".$_t" corpus_tag &&
 		ABORT_CASES="$ABORT_CASES $_t"
 done
+[ -n "$PY" ] && build abort-alias $CC $CFLAGS -rdynamic -Wl,--defsym,abort_alias_tag=1 -o "$BIN/abort-alias" "$SRC/alias.c" &&
+	build abort-alias-patch "$PY" "$SRC/set_shndx.py" "$BIN/abort-alias" .dynsym @last &&
+	ABORT_CASES="$ABORT_CASES alias"
 # libc's local symbols (libc6-dbg); -fno-plt: no samples in the program's PLT
 build libcdbg $CC $CFLAGS -fno-plt -o "$BIN/libcdbg" "$SRC/libcdbg.c"
 info "corpus: built in $(($(date +%s) - t0))s"
@@ -417,7 +421,9 @@ run_case ifunc "-g" if_impl_fast "lazy|fallback" "$(bid "$BIN/ifunc")" "$BIN/ifu
 # PLT symbols, the first lookup in the DSO fails (map__load() = -1); lazy
 # mode keeps the bad symbol visible so perf stops at it again
 for _t in $ABORT_CASES; do
-	run_case "abort-$_t" "-g" "?leaf_" lazy "$(bid "$BIN/abort-$_t")" "$BIN/abort-$_t" "$SECS"
+	_p="?leaf_"
+	[ "$_t" = alias ] && _p="?aw_"
+	run_case "abort-$_t" "-g" "$_p" lazy "$(bid "$BIN/abort-$_t")" "$BIN/abort-$_t" "$SECS"
 done
 [ -n "$PY" ] || skip "abort-*: no python3 to patch the section index"
 # (plt_loop gets few samples - the time goes to ld.so's lazy-binding resolver
