@@ -9,7 +9,10 @@ CFLAGS   += -std=gnu11 -D_GNU_SOURCE -fPIC $(WARN) -Icore
 SO_FLAGS := -fvisibility=hidden
 LIBS     := -lpthread -ldl
 
-CORE_SRC := $(filter-out core/elfops_direct.c,$(wildcard core/*.c))
+CORE_SRC := $(filter-out core/elfops_direct.c,$(wildcard core/*.c)) $(wildcard core/*.cc)
+CXX      ?= c++
+# core/bccsort.cc is libstdc++'s std::sort, compiled in: no libstdc++.so needed
+CXXFLAGS_CORE := -O2 -g -std=gnu++17 -fPIC -fno-exceptions -fno-rtti -Wall -Wextra -Icore
 SHIM_SRC  := $(wildcard shim/*.c)
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 TOOL_SRC  := $(wildcard scripts/*.c)
@@ -31,12 +34,21 @@ $(B)/lib/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+$(B)/so/%.o: %.cc $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS_CORE) $(SO_FLAGS) -c $< -o $@
+
+$(B)/lib/%.o: %.cc $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS_CORE) -c $< -o $@
+
 # The shim exports only the interposed libelf names (SYMLAZY_EXPORT); it does
 # not link libelf: real functions are found at run time (shim/real.c).
-$(SO): $(patsubst %.c,$(B)/so/%.o,$(SHIM_SRC) $(CORE_SRC))
+OBJ = $(patsubst %.cc,$(B)/$(1)/%.o,$(patsubst %.c,$(B)/$(1)/%.o,$(2)))
+$(SO): $(call OBJ,so,$(SHIM_SRC) $(CORE_SRC))
 	$(CC) -shared -Wl,-z,defs -Wl,-z,now -Wl,--exclude-libs,ALL -o $@ $^ -liberty $(LIBS)
 
-$(CORE_A): $(patsubst %.c,$(B)/lib/%.o,$(CORE_SRC) core/elfops_direct.c)
+$(CORE_A): $(call OBJ,lib,$(CORE_SRC) core/elfops_direct.c)
 	@rm -f $@
 	ar rcs $@ $^
 

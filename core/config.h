@@ -28,6 +28,7 @@ struct symlazy_config {
 	int hide_all;               /* SYMLAZY_HIDE_ALL=1: test-only floor */
 	int inherit;                /* SYMLAZY_INHERIT=1: keep LD_PRELOAD for children */
 	int verbose;                /* SYMLAZY_VERBOSE=1 */
+	int bcc_index;              /* SYMLAZY_BCC (default 1): answer libbcc's symcache from the index */
 	char error[256];            /* first bad value, "" if none */
 };
 

@@ -53,6 +53,7 @@ int sl_session_config(struct sl_session *s, const char *(*get)(const char *name)
 	s->stats_tail = &s->stats_head;
 	pthread_mutex_init(&s->stats_lock, NULL);
 	config_load(&s->cfg, get);
+	s->getenv_fn = get;
 	if (s->cfg.disabled)
 		return 0;
 	/* perf enters a container's mount namespace around symbol loads; the
@@ -216,7 +217,13 @@ void sl_session_setup(struct sl_session *s, const struct elf_ops *ops)
 	budget_init(&s->budget, s->cfg.max_bytes);
 	s->totals.budget_bytes = s->cfg.max_bytes;
 	s->is_perf = sl_tool_self() == SL_TOOL_PERF;
+	sl_bcc_registry_init(&s->bcc, ops, s->getenv_fn);
 	setup_lazy(s);
+}
+
+int sl_session_bcc_answers(const struct sl_session *s)
+{
+	return s->cfg.bcc_index && !s->cfg.hide_all;
 }
 
 Elf_Cmd sl_session_begin_cmd(const struct sl_session *s, int fd, Elf_Cmd cmd, Elf *ref, int *upgraded)
@@ -259,6 +266,13 @@ void sl_session_report(struct sl_session *s)
 
 	s->totals.charged_bytes = atomic_load(&s->budget.used);
 	s->totals.refused_bytes = atomic_load(&s->budget.refused);
+	s->totals.bcc_answered = atomic_load(&s->bcc_answered);
+	s->totals.bcc_delegated = atomic_load(&s->bcc_delegated);
+	s->totals.bcc_caches = atomic_load(&s->bcc_caches);
+	pthread_mutex_lock(&s->bcc.lock);
+	s->totals.bcc_built = s->bcc.built;
+	s->totals.bcc_reused = s->bcc.reused;
+	pthread_mutex_unlock(&s->bcc.lock);
 	pthread_mutex_lock(&s->stats_lock);
 	if (s->cfg.stats == STATS_FILE) {
 		f = fopen(s->cfg.stats_path, "we");

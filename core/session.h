@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include "budget.h"
+#include "bccsyms.h"
 #include "budgetplan.h"
 #include "config.h"
 #include "elfops.h"
@@ -58,6 +59,10 @@ struct sl_session {
 	pthread_mutex_t stats_lock;
 	struct scan_stats *stats_head, **stats_tail;
 	struct stats_totals totals;
+	const char *(*getenv_fn)(const char *name);
+	/* libbcc's symcache answered from shared indexes (bccsyms.h) */
+	struct sl_bcc_registry bcc;
+	_Atomic uint64_t bcc_answered, bcc_delegated, bcc_caches;
 };
 
 /*
@@ -86,6 +91,13 @@ void sl_session_setup(struct sl_session *s, const struct elf_ops *ops);
  * passed on unchanged.
  */
 Elf_Cmd sl_session_begin_cmd(const struct sl_session *s, int fd, Elf_Cmd cmd, Elf *ref, int *upgraded);
+
+/*
+ * sl_session_bcc_answers - may libbcc's symcache calls made through the PLT
+ * (bpftrace, C/C++ tools) be answered from the index (bccsyms.h)? Yes unless
+ * SYMLAZY_BCC=0 or SYMLAZY_HIDE_ALL (the floor: no user symbols at all).
+ */
+int sl_session_bcc_answers(const struct sl_session *s);
 
 /* sl_session_report - write the stats (SYMLAZY_STATS) now; call at exit. */
 void sl_session_report(struct sl_session *s);

@@ -39,6 +39,12 @@ int stats_write_json(FILE *f, const struct stats_totals *t, const struct scan_st
 	}
 	fprintf(f, ",\"addr_dsos\":%llu,\"addrs\":%llu", (unsigned long long)t->addr_dsos,
 		(unsigned long long)t->addrs);
+	if (t->bcc_caches)
+		fprintf(f, ",\"bcc\":{\"caches\":%llu,\"answered\":%llu,\"delegated\":%llu,"
+			"\"indexes_built\":%llu,\"indexes_reused\":%llu}",
+			(unsigned long long)t->bcc_caches, (unsigned long long)t->bcc_answered,
+			(unsigned long long)t->bcc_delegated, (unsigned long long)t->bcc_built,
+			(unsigned long long)t->bcc_reused);
 	fprintf(f, ",\"totals\":{\"scanned\":%llu,\"passed\":%llu,\"dropped\":%llu,\"bytes\":%llu},\"dsos\":[",
 		(unsigned long long)sc, (unsigned long long)pa, (unsigned long long)dr, (unsigned long long)by);
 	for (s = list; s; s = s->next) {

@@ -33,6 +33,9 @@ struct stats_totals {
 	const char *lazy_reason_code; /* sl_reason_name(), NULL if none */
 	char lazy_reason[768];
 	uint64_t addr_dsos, addrs;  /* DSOs and addresses read from perf.data */
+	/* libbcc symcache answers (bccsyms.h): from the index, by the real libbcc,
+	 * caches tracked, indexes built and reused */
+	uint64_t bcc_answered, bcc_delegated, bcc_caches, bcc_built, bcc_reused;
 };
 
 /* stats_write_json - one JSON object (see README "Stats"). Returns 0 or -errno. */

@@ -15,6 +15,8 @@
  * reach our wrappers. RTLD_NOLOAD never loads a library the tool did not.
  */
 #include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include "shim.h"
 
@@ -22,6 +24,7 @@ extern void *dlvsym(void *, const char *, const char *) __attribute__((weak));
 
 struct elf_ops real_ops;
 struct shim_real real_x;
+struct shim_bcc_real real_bcc;
 
 struct real_fn {
 	const char *name, *version;
@@ -30,6 +33,7 @@ struct real_fn {
 
 struct real_lib {
 	const char *soname;
+	const char *alt_soname;     /* tried with RTLD_NOLOAD when soname is not loaded */
 	int required;
 	const struct real_fn *fns;
 	size_t nfns;
@@ -50,11 +54,27 @@ static const struct real_fn libelf_fns[] = {
 #undef F
 #undef X
 
+/* libbcc (optional): bpftrace links libbcc_bpf.so.0, C/C++ tools libbcc.so.0;
+ * both define these (bcc 0.26 src/cc/bcc_syms.cc, bcc_elf.c). */
+#define B(field, name) { name, NULL, (void **)&real_bcc.field }
+static const struct real_fn libbcc_fns[] = {
+	B(symcache_new, "bcc_symcache_new"), B(free_symcache, "bcc_free_symcache"),
+	B(symcache_resolve, "bcc_symcache_resolve"),
+	B(symcache_resolve_no_demangle, "bcc_symcache_resolve_no_demangle"),
+	B(symcache_resolve_name, "bcc_symcache_resolve_name"),
+	B(symcache_refresh, "bcc_symcache_refresh"),
+	B(elf_foreach_sym, "bcc_elf_foreach_sym"), B(elf_foreach_sym_lazy, "bcc_elf_foreach_sym_lazy"),
+};
+#undef B
+
 static const struct real_lib libs[] = {
-	[SHIM_LIB_ELF] = { "libelf.so.1", 1, libelf_fns, sizeof(libelf_fns) / sizeof(libelf_fns[0]) },
+	[SHIM_LIB_ELF] = { "libelf.so.1", NULL, 1, libelf_fns, sizeof(libelf_fns) / sizeof(libelf_fns[0]) },
+	[SHIM_LIB_BCC] = { "libbcc.so.0", "libbcc_bpf.so.0", 0, libbcc_fns,
+			   sizeof(libbcc_fns) / sizeof(libbcc_fns[0]) },
 };
 
-static int lib_ok[SHIM_LIB__COUNT];
+static _Atomic int lib_ok[SHIM_LIB__COUNT];
+static pthread_mutex_t retry_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void *find_in(void *h, const char *name, const char *ver)
 {
@@ -80,6 +100,8 @@ static int resolve_lib(const struct real_lib *l)
 		if (!p) {
 			if (!tried) {
 				handle = dlopen(l->soname, RTLD_LAZY | RTLD_NOLOAD);
+				if (!handle && l->alt_soname)
+					handle = dlopen(l->alt_soname, RTLD_LAZY | RTLD_NOLOAD);
 				tried = 1;
 			}
 			p = handle ? find_in(handle, f->name, f->version) : NULL;
@@ -106,4 +128,19 @@ int shim_resolve(void)
 int shim_lib_ok(enum shim_lib lib)
 {
 	return (unsigned)lib < SHIM_LIB__COUNT && lib_ok[lib];
+}
+
+int shim_lib_retry(enum shim_lib lib)
+{
+	int ok;
+
+	if ((unsigned)lib >= SHIM_LIB__COUNT)
+		return 0;
+	if (lib_ok[lib])
+		return 1;
+	pthread_mutex_lock(&retry_lock);
+	ok = lib_ok[lib] || resolve_lib(&libs[lib]);
+	lib_ok[lib] = ok;
+	pthread_mutex_unlock(&retry_lock);
+	return ok;
 }

@@ -22,17 +22,35 @@ struct shim_real {
 	char *(*elf_rawfile)(Elf *, size_t *);
 };
 
+/* Real libbcc entry points (libbcc.so.0 or libbcc_bpf.so.0, bcc 0.26
+ * src/cc/bcc_syms.h, bcc_elf.h); struct bcc_symbol(_option) are
+ * struct sl_bcc_symbol / sl_bcc_option (core/bccsyms.h). */
+struct shim_bcc_real {
+	void *(*symcache_new)(int pid, void *option);
+	void (*free_symcache)(void *cache, int pid);
+	int (*symcache_resolve)(void *cache, uint64_t addr, void *sym);
+	int (*symcache_resolve_no_demangle)(void *cache, uint64_t addr, void *sym);
+	int (*symcache_resolve_name)(void *cache, const char *module, const char *name, uint64_t *addr);
+	void (*symcache_refresh)(void *cache);
+	int (*elf_foreach_sym)(const char *path, void *cb, void *option, void *payload);
+	int (*elf_foreach_sym_lazy)(const char *path, void *cb, void *option, void *payload);
+};
+
 extern struct elf_ops real_ops;
 extern struct shim_real real_x;
+extern struct shim_bcc_real real_bcc;
 
 /* Libraries whose functions we wrap (resolve.c). */
-enum shim_lib { SHIM_LIB_ELF = 0, SHIM_LIB__COUNT };
+enum shim_lib { SHIM_LIB_ELF = 0, SHIM_LIB_BCC, SHIM_LIB__COUNT };
 
 /* shim_resolve - look up every library's functions (resolve.c); 1 if every
  * required library was found whole. Called once, under pthread_once. */
 int shim_resolve(void);
 /* shim_lib_ok - were all of @lib's functions found? */
 int shim_lib_ok(enum shim_lib lib);
+/* shim_lib_retry - an optional library the tool loaded after the first
+ * libelf call (Python's ctypes): look it up again; 1 if now found whole. */
+int shim_lib_retry(enum shim_lib lib);
 
 /* shim_ready - resolve real libelf once (pthread_once) and finish lazy setup.
  * Returns 1 if the real functions are usable. Never fails the caller. */
@@ -47,5 +65,13 @@ void shim_track_data(Elf_Scn *scn, Elf_Data *data);
 void shim_sigbus_watch(const void *base, size_t size);
 void shim_sigbus_forget(const void *base);
 void shim_filter_sym(Elf_Data *data, int ndx, GElf_Sym *dst, Elf32_Word *xshndx, uintptr_t site);
+
+/* libbcc symcache hooks (bcc_state.c): track a real cache, answer from the
+ * index (SL_BCC_* of core/bccsyms.h; SL_BCC_DELEGATE = ask the real one). */
+struct sl_session *shim_session(void);
+void shim_bcc_track(void *cache, int pid, const void *option);
+void shim_bcc_forget(void *cache);
+void shim_bcc_refresh(void *cache);
+int shim_bcc_resolve(void *cache, uint64_t addr, void *sym, int demangle);
 
 #endif

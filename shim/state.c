@@ -153,6 +153,11 @@ int shim_active(void)
 	return !P.inert;
 }
 
+struct sl_session *shim_session(void)
+{
+	return shim_ready() && !P.inert ? &P.core : NULL;
+}
+
 Elf_Cmd shim_begin_cmd(int fd, Elf_Cmd cmd, Elf *ref, int *upgraded)
 {
 	return sl_session_begin_cmd(&P.core, fd, cmd, ref, upgraded);
