@@ -446,28 +446,93 @@ long sl_bcc_find(const struct sl_bcc_index *idx, uint64_t offset)
 
 /* ---- registry ----------------------------------------------------------- */
 
+/* The memo entry of (@id, @path); created if missing. Called locked. */
+static struct sl_bcc_memo *memo_of(struct sl_bcc_registry *r, const struct sl_file_id *id,
+				   const char *path)
+{
+	struct sl_bcc_memo *m;
+
+	for (m = r->memo; m; m = m->next)
+		if (same_id(&m->id, id) && !strcmp(m->path, path))
+			return m;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->path = strdup(path);
+	if (!m->path) {
+		free(m);
+		return NULL;
+	}
+	m->id = *id;
+	m->next = r->memo;
+	r->memo = m;
+	return m;
+}
+
+/* find_debug_file() for @path, remembered: 1 found (@dbg, @did set), 0 none,
+ * -1 not mirrored or unreadable. */
+static int debug_of(struct sl_bcc_registry *r, const char *path, const struct sl_file_id *id,
+		    int check_crc, char *dbg, size_t n, struct sl_file_id *did)
+{
+	struct sl_bcc_memo *m;
+	int found, fd;
+	Elf *e;
+
+	pthread_mutex_lock(&r->lock);
+	m = memo_of(r, id, path);
+	if (m && m->dbg_state && m->dbg_crc == check_crc) {
+		found = m->dbg_state == 1 ? 1 : m->dbg_state == 2 ? 0 : -1;
+		if (found == 1) {
+			snprintf(dbg, n, "%s", m->dbg);
+			*did = m->dbg_id;
+		}
+		pthread_mutex_unlock(&r->lock);
+		/* the debug file must still be the one found */
+		if (found == 1) {
+			struct sl_file_id now;
+
+			if (stat_id(dbg, &now) < 0 || !same_id(&now, did))
+				goto search;
+		}
+		return found;
+	}
+	pthread_mutex_unlock(&r->lock);
+search:
+	e = open_elf(r->ops, path, &fd);
+	if (!e)
+		return -1;
+	found = sl_bcc_find_debug(r->ops, e, path, check_crc, r->getenv_fn, dbg, n);
+	close_elf(r->ops, e, fd);
+	if (found == 1 && stat_id(dbg, did) < 0)
+		found = -1;
+	pthread_mutex_lock(&r->lock);
+	m = memo_of(r, id, path);
+	if (m) {
+		free(m->dbg);
+		m->dbg = found == 1 ? strdup(dbg) : NULL;
+		m->dbg_state = found == 1 ? (m->dbg ? 1 : 0) : found == 0 ? 2 : -1;
+		m->dbg_crc = check_crc;
+		if (found == 1)
+			m->dbg_id = *did;
+	}
+	pthread_mutex_unlock(&r->lock);
+	return found;
+}
+
 const struct sl_bcc_index *sl_bcc_index_get(struct sl_bcc_registry *r, const char *path,
 					    const struct sl_bcc_option *opt)
 {
 	struct sl_bcc_index *x, tmp;
 	struct sl_file_id id, did;
 	char dbg[PATH_MAX] = "";
-	int fd, found = 0;
-	Elf *e;
+	int found = 0;
 
 	if (stat_id(path, &id) < 0)
 		return NULL;
 	memset(&did, 0, sizeof(did));
 	if (opt->use_debug_file) {
-		e = open_elf(r->ops, path, &fd);
-		if (!e)
-			return NULL;
-		found = sl_bcc_find_debug(r->ops, e, path, opt->check_debug_file_crc, r->getenv_fn,
-					  dbg, sizeof(dbg));
-		close_elf(r->ops, e, fd);
+		found = debug_of(r, path, &id, opt->check_debug_file_crc, dbg, sizeof(dbg), &did);
 		if (found < 0)
-			return NULL;
-		if (found && stat_id(dbg, &did) < 0)
 			return NULL;
 	}
 	pthread_mutex_lock(&r->lock);
@@ -514,6 +579,8 @@ static int file_backed(const char *name)
  * bcc_elf_get_type, bcc_elf_get_text_scn_info). */
 static void type_module(struct sl_bcc_registry *r, struct sl_bcc_mod *m)
 {
+	struct sl_file_id id;
+	struct sl_bcc_memo *mm;
 	GElf_Ehdr eh;
 	GElf_Shdr sh;
 	int fd;
@@ -521,8 +588,19 @@ static void type_module(struct sl_bcc_registry *r, struct sl_bcc_mod *m)
 
 	m->kind = SL_BCC_MOD_DELEGATE;
 	/* ModulePath::path(): /proc/PID/root/NAME when accessible */
-	if (access(m->path, F_OK) < 0)
+	if (access(m->path, F_OK) < 0 || stat_id(m->path, &id) < 0)
 		return;
+	pthread_mutex_lock(&r->lock);
+	for (mm = r->memo; mm; mm = mm->next) {
+		if (mm->kind && same_id(&mm->id, &id)) {
+			m->kind = (enum sl_bcc_kind)mm->kind;
+			m->text_addr = mm->text_addr;
+			m->text_off = mm->text_off;
+			pthread_mutex_unlock(&r->lock);
+			return;
+		}
+	}
+	pthread_mutex_unlock(&r->lock);
 	e = open_elf(r->ops, m->path, &fd);
 	if (!e)
 		return;
@@ -536,6 +614,14 @@ static void type_module(struct sl_bcc_registry *r, struct sl_bcc_mod *m)
 		}
 	}
 	close_elf(r->ops, e, fd);
+	pthread_mutex_lock(&r->lock);
+	mm = memo_of(r, &id, m->path);
+	if (mm) {
+		mm->kind = (int)m->kind;
+		mm->text_addr = m->text_addr;
+		mm->text_off = m->text_off;
+	}
+	pthread_mutex_unlock(&r->lock);
 }
 
 static struct sl_bcc_mod *module_for(struct sl_bcc_proc *p, struct sl_bcc_registry *r,

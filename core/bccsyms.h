@@ -88,10 +88,25 @@ struct sl_bcc_index {
 	char why[128];
 };
 
+/* What bcc learns by opening a file, remembered by file identity (bpftrace
+ * makes a new ProcSyms per address): the module type and .text, and the
+ * debug file find_debug_file() picks for this path string and options. */
+struct sl_bcc_memo {
+	struct sl_bcc_memo *next;
+	struct sl_file_id id;
+	int kind;                   /* enum sl_bcc_kind */
+	uint64_t text_addr, text_off;
+	int dbg_state;              /* 0 not searched, 1 found, 2 none, -1 not mirrored */
+	int dbg_crc;                /* check_crc of that search */
+	char *path, *dbg;           /* the module path searched from; debug file */
+	struct sl_file_id dbg_id;
+};
+
 /* Process-wide registry of indexes and debug-file search results. */
 struct sl_bcc_registry {
 	pthread_mutex_t lock;
 	struct sl_bcc_index *head;
+	struct sl_bcc_memo *memo;
 	const struct elf_ops *ops;
 	const char *(*getenv_fn)(const char *);
 	unsigned long built, reused;
