@@ -247,8 +247,12 @@ static size_t count_syms(const struct elf_ops *ops, Elf *e)
 
 /* bcc_elf.c listsymbols() + list_in_scn() for one file. */
 static int list_file(const struct elf_ops *ops, Elf *e, int file, const struct sl_bcc_option *opt,
-		     uint64_t fsize, struct build *b, char *why, size_t whysz)
+		     uint64_t fsize, struct build *b, char *why, size_t whysz,
+		     struct sl_bcc_index *tabs_of)
 {
+	__typeof__(tabs_of->tabs[0]) *out_tabs = tabs_of ? tabs_of->tabs : NULL;
+	unsigned *out_ntabs = tabs_of ? &tabs_of->ntabs : NULL;
+
 	Elf_Scn *scn = NULL;
 
 	while ((scn = ops->elf_nextscn(e, scn)) != NULL) {
@@ -263,6 +267,15 @@ static int list_file(const struct elf_ops *ops, Elf *e, int file, const struct s
 		if (!sh.sh_entsize) {
 			snprintf(why, whysz, "symbol table with sh_entsize 0");
 			return -1;          /* bcc divides by it */
+		}
+		if (out_tabs && *out_ntabs < 8) {
+			out_tabs[*out_ntabs].file = (uint8_t)file;
+			out_tabs[*out_ntabs].shndx = (uint16_t)ops->elf_ndxscn(scn);
+			out_tabs[*out_ntabs].nsyms = (uint32_t)(sh.sh_size / sh.sh_entsize);
+			(*out_ntabs)++;
+		} else if (out_tabs) {
+			snprintf(why, whysz, "more than 8 symbol tables");
+			return -1;
 		}
 		/* names are read later from the file at the string table's
 		 * sh_offset: only right when libelf gives those bytes as they are */
@@ -383,7 +396,7 @@ int sl_bcc_index_build(const struct elf_ops *ops, const char *dbg_path, const ch
 	for (int f = 0; f < 2 && !out->unmodelable; f++) {
 		if (!e[f])
 			continue;
-		if (list_file(ops, e[f], f, opt, out->map_size[f], &b, out->why, sizeof(out->why)) < 0)
+		if (list_file(ops, e[f], f, opt, out->map_size[f], &b, out->why, sizeof(out->why), out) < 0)
 			out->unmodelable = 1;
 	}
 	out->ents = b.e;

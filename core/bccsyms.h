@@ -86,6 +86,8 @@ struct sl_bcc_index {
 	size_t n, map_bytes;
 	int unmodelable;            /* bcc would do something not mirrored */
 	char why[128];
+	struct { uint8_t file; uint16_t shndx; uint32_t nsyms; } tabs[8];
+	unsigned ntabs;             /* the symbol tables listed */
 };
 
 /* What bcc learns by opening a file, remembered by file identity (bpftrace
@@ -110,6 +112,7 @@ struct sl_bcc_registry {
 	const struct elf_ops *ops;
 	const char *(*getenv_fn)(const char *);
 	unsigned long built, reused;
+	struct sl_bcc_charged *charged;  /* budget plans, one per index and model */
 };
 
 void sl_bcc_registry_init(struct sl_bcc_registry *r, const struct elf_ops *ops,
@@ -148,6 +151,57 @@ const char *sl_bcc_name(const struct sl_bcc_index *idx, size_t i);
 
 /* sl_bcc_sort - std::sort of bcc's vector by start (core/bccsort.cc). */
 void sl_bcc_sort(struct sl_bcc_ent *e, size_t n);
+
+/* ---- plans for libbcc's own scans ---------------------------------------- */
+
+struct sl_bcc_charged;
+
+/* One table's keep-set: which symbols bcc's scan of it may see. */
+struct sl_bcc_keep {
+	struct sl_file_id id;       /* the file */
+	uint32_t shndx, nsyms;
+	uint8_t *keep;              /* bit per table index */
+};
+
+/* What one bcc_elf_foreach_sym[_lazy](path) call may see (core/bccplan.c). */
+struct sl_bcc_plan {
+	int lazy;                   /* 1: SYMLAZY_ADDRS keep-set, 0: budget */
+	struct sl_bcc_keep t[8];
+	unsigned nt;
+	uint64_t charged, passed, dropped, honest_drops;
+};
+
+struct budget;
+struct sl_model;
+
+/*
+ * sl_bcc_plan_budget - charge @idx's symbols in the order bcc pushes them
+ * (debug file, then module; tables in header order) at @m's cost until @b
+ * refuses, then drop what could answer wrongly in bcc's lookup: of symbols
+ * with one start and size only the one bcc's sorted vector answers with
+ * stays, and the reduced vector is sorted as bcc will sort it and checked
+ * over every kept symbol's range against the full one; a symbol that
+ * answers where the full table answers otherwise is dropped (repeated until
+ * none does; at worst nothing is kept). 0 or -ENOMEM (then nothing is kept).
+ */
+int sl_bcc_plan_budget(const struct sl_bcc_index *idx, struct budget *b, const struct sl_model *m,
+		       struct sl_bcc_plan *out);
+
+/*
+ * sl_bcc_plan_addrs - the keep-set for @vaddrs (bcc's offsets: st_value
+ * space, sorted): the symbol bcc answers each with, checked on the reduced
+ * vector as bcc will sort it. 0 with @out set, 1 when the reduced vector
+ * answers some address differently (@why says where: keep the full table),
+ * -ENOMEM.
+ */
+int sl_bcc_plan_addrs(const struct sl_bcc_index *idx, const uint64_t *vaddrs, size_t n,
+		      struct sl_bcc_plan *out, char *why, size_t whysz);
+
+void sl_bcc_plan_free(struct sl_bcc_plan *p);
+
+/* sl_bcc_plan_keep - the keep-set for table @shndx of the file @id, or NULL. */
+const struct sl_bcc_keep *sl_bcc_plan_keep(const struct sl_bcc_plan *p, const struct sl_file_id *id,
+					   uint32_t shndx);
 
 /* ---- one ProcSyms ------------------------------------------------------- */
 

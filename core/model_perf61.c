@@ -69,6 +69,14 @@ static int global_options(int argc, char *const argv[], int *verbose, const char
 	return -1;
 }
 
+int perf61_subcommand(int argc, char *const argv[])
+{
+	int verbose = 0;
+	const char *bdir = NULL;
+
+	return global_options(argc, argv, &verbose, &bdir);
+}
+
 int perf61_parse_argv(int argc, char *const argv[], struct sl_invocation *out)
 {
 	int i, sub, verbose = 0, no_demangle = 0;
@@ -180,7 +188,7 @@ int perf61_text_output(struct sl_invocation *a, int out_is_tty)
 
 /* elf_sym__is_label() / elf_sym__filter() (is_function || is_object) of
  * symbol-elf.c; SHN_ABS symbols are skipped by the main loop too. */
-static enum sl_sym_kind perf61_sym_kind(const GElf_Sym *s)
+enum sl_sym_kind perf61_sym_kind(const GElf_Sym *s)
 {
 	int t = GELF_ST_TYPE(s->st_info), vis = GELF_ST_VISIBILITY(s->st_other);
 
@@ -197,7 +205,7 @@ static enum sl_sym_kind perf61_sym_kind(const GElf_Sym *s)
 
 /* Labels are kept only in sections whose name holds "text" or "data"
  * (dso__load_sym_internal: the is_label && !elf_sec__filter check). */
-static int perf61_label_section_ok(const char *name)
+int perf61_label_section_ok(const char *name)
 {
 	return name && (strstr(name, "text") || strstr(name, "data"));
 }
@@ -228,7 +236,7 @@ static uint64_t perf61_sym_cost(uint64_t namelen)
  * mirrored: when they could apply, *@uncertain is set. Returns a malloc'ed
  * name or NULL (= raw).
  */
-static char *perf61_demangle(const char *raw, int mode, int *uncertain)
+char *perf61_demangle(const char *raw, int mode, int *uncertain)
 {
 	char *d;
 	size_t n;
@@ -262,7 +270,7 @@ static int underscores(const char *n)
 
 /* The name rules of choose_best_symbol() (symbol.c): fewer leading
  * underscores, then the longer name, then not "SyS"/"compat_SyS". */
-static int perf61_choose_by_name(const char *na, const char *nb)
+int perf61_choose_by_name(const char *na, const char *nb)
 {
 	int ua = underscores(na), ub = underscores(nb);
 	size_t sa, sb;
@@ -294,4 +302,6 @@ const struct sl_model sl_model_perf61 = {
 	.demangle = perf61_demangle,
 	.choose_by_name = perf61_choose_by_name,
 	.launches_workloads = 1,
+	.budget_rules = SL_BR_ZERO_STRETCH | SL_BR_OVERLAP,
+	.unknown_shows = "show as [unknown]",
 };

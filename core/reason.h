@@ -50,7 +50,10 @@
 	X(CACHE_NOT_PRIVATE,  "cache_not_private",       "cache dir %s is not private to this user") \
 	X(CACHE_UNUSABLE,     "cache_unusable",          "cache dir unusable: %s") \
 	X(CACHE_OTHER_NS,     "cache_other_mntns",       "started in another mount namespace") \
-	X(NO_IDENTITY,        "no_identity",             "%s")
+	X(NO_IDENTITY,        "no_identity",             "%s") \
+	X(LISTER,             "lister",                  "%s prints every symbol: SYMLAZY_ADDRS would change its output") \
+	X(ADDRS_OUTSIDE,      "addrs_outside_dso",       "no listed address is a file offset inside %s (virtual addresses?)") \
+	X(BCC_SCAN,           "bcc_scan",                "%s")
 
 enum sl_reason {
 #define SL_R_ENUM(code, name, text) SL_R_##code,

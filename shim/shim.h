@@ -69,6 +69,23 @@ void shim_filter_sym(Elf_Data *data, int ndx, GElf_Sym *dst, Elf32_Word *xshndx,
 /* libbcc symcache hooks (bcc_state.c): track a real cache, answer from the
  * index (SL_BCC_* of core/bccsyms.h; SL_BCC_DELEGATE = ask the real one). */
 struct sl_session *shim_session(void);
+
+/* One bcc_elf_foreach_sym[_lazy] call in progress (bcc_state.c): its scan
+ * context, installed for the calling thread until shim_bcc_scan_end. */
+#include "session.h"
+struct shim_bcc_scan {
+	struct sl_scan_ctx ctx;
+	struct sl_bcc_plan plan;
+	int have_plan, active;
+	const struct sl_scan_ctx *prev;
+};
+void shim_bcc_scan_begin(struct shim_bcc_scan *sc, const char *path, void *cb, void *option,
+			 int lazy, uintptr_t site);
+void shim_bcc_scan_end(struct shim_bcc_scan *sc);
+/* the scan context of the calling thread, or NULL */
+const struct sl_scan_ctx *shim_scan_ctx(void);
+/* is @site inside the tool's executable? (state.c) */
+int shim_site_in_exe(uintptr_t site);
 void shim_bcc_track(void *cache, int pid, const void *option);
 void shim_bcc_forget(void *cache);
 void shim_bcc_refresh(void *cache);

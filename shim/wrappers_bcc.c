@@ -93,3 +93,40 @@ SYMLAZY_EXPORT void bcc_symcache_refresh(void *cache)
 	real_bcc.symcache_refresh(cache);
 	shim_bcc_refresh(cache);
 }
+
+/*
+ * bcc_elf_foreach_sym[_lazy] (src/cc/bcc_elf.c): every scan libbcc makes of a
+ * symbol table runs inside one of these; libbcc calls them through its own
+ * PLT (ProcSyms::Module::load_sym_table, find_name, bcc_resolve_symname), so
+ * they are reached from Python's ctypes too. The callback says who keeps the
+ * symbols; the plan for the call (SYMLAZY_ADDRS keep-set or budget) is made
+ * before the real scan starts and applied by the libelf wrappers.
+ */
+static int foreach(int lazy, const char *path, void *cb, void *option, void *payload, uintptr_t site)
+{
+	struct shim_bcc_scan sc;
+	int r, saved = errno;
+
+	shim_bcc_scan_begin(&sc, path, cb, option, lazy, site);
+	errno = saved;
+	r = lazy ? real_bcc.elf_foreach_sym_lazy(path, cb, option, payload) :
+		   real_bcc.elf_foreach_sym(path, cb, option, payload);
+	saved = errno;
+	shim_bcc_scan_end(&sc);
+	errno = saved;
+	return r;
+}
+
+SYMLAZY_EXPORT int bcc_elf_foreach_sym(const char *path, void *cb, void *option, void *payload)
+{
+	if (!bcc_ok())
+		return -1;
+	return foreach(0, path, cb, option, payload, (uintptr_t)__builtin_return_address(0));
+}
+
+SYMLAZY_EXPORT int bcc_elf_foreach_sym_lazy(const char *path, void *cb, void *option, void *payload)
+{
+	if (!bcc_ok())
+		return -1;
+	return foreach(1, path, cb, option, payload, (uintptr_t)__builtin_return_address(0));
+}
