@@ -1,15 +1,35 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""bcc_addrs.py PID [N] - runtime addresses worth resolving in process PID:
+"""bcc_addrs.py PID [N [ADDRS_OUT]] - runtime addresses worth resolving in process PID:
 for every executable file mapping, symbol starts (each start shared by 3+
 symbols - identical-code folding - and a sample of the others), start+1,
 the byte before each sampled start, and N uniform random addresses per
 mapping (default 200). Seeded: the same process gives the same list.
-Prints "<hex addr>" lines. Only the standard library (a small ELF64 reader).
+Prints "<hex addr>" lines. With ADDRS_OUT, also writes the same addresses as
+a SYMLAZY_ADDRS list ("<build-id> <file offset>" lines) there.
+Only the standard library (a small ELF64 reader).
 """
 import random
 import struct
 import sys
+
+
+def build_id(d, shdrs):
+    for sh in shdrs:
+        if sh[1] != 7:
+            continue
+        off, end = sh[4], sh[4] + sh[5]
+        while off + 12 <= end:
+            namesz, descsz, typ = struct.unpack_from('<III', d, off)
+            name = d[off + 12:off + 12 + namesz]
+            desc = off + 12 + ((namesz + 3) & ~3)
+            if typ == 3 and name[:3] == b'GNU':
+                return d[desc:desc + descsz].hex()
+            off = desc + ((descsz + 3) & ~3)
+    return None
+
+
+BIDS = {}
 
 
 def elf_syms(path):
@@ -26,6 +46,7 @@ def elf_syms(path):
         if p_type == 1:
             loads.append((p_vaddr, p_offset, max(p_filesz, p_memsz)))
     shdrs = [struct.unpack_from('<IIQQQQIIQQ', d, e_shoff + i * e_shentsize) for i in range(e_shnum)]
+    BIDS[path] = build_id(d, shdrs)
     syms = []
     for sh in shdrs:
         if sh[1] not in (2, 11) or not sh[9]:
@@ -81,6 +102,14 @@ def main():
                     break
     for a in out:
         print('%x' % a)
+    if len(sys.argv) > 3:
+        with open(sys.argv[3], 'w') as f:
+            for a in out:
+                for lo, hi, moff, path in maps:
+                    bid = BIDS.get('/proc/%d/root%s' % (pid, path))
+                    if bid and lo <= a < hi:
+                        f.write('%s %x\n' % (bid, a - lo + moff))
+                        break
 
 
 main()
