@@ -166,6 +166,7 @@ struct sl_bcc_keep {
 /* What one bcc_elf_foreach_sym[_lazy](path) call may see (core/bccplan.c). */
 struct sl_bcc_plan {
 	int lazy;                   /* 1: SYMLAZY_ADDRS keep-set, 0: budget */
+	int reused;                 /* a budget plan made (and charged) before */
 	struct sl_bcc_keep t[8];
 	unsigned nt;
 	uint64_t charged, passed, dropped, honest_drops;

@@ -364,6 +364,7 @@ int sl_session_bcc_plan(struct sl_session *s, const char *path, const struct sl_
 	pthread_mutex_unlock(&s->bcc.lock);
 	if (ch && r == 0) {
 		out->charged = 0;
+		out->reused = 1;
 		return 1;
 	}
 	r = sl_bcc_plan_budget(idx, &s->budget, m, out);
@@ -854,8 +855,12 @@ static void begin_scan(struct sl_session *s, struct sl_table *t, struct sl_dso *
 		}
 		if (t->keep) {
 			t->mode = SL_PLANNED;
-			if (st)
+			if (st) {
 				st->mode = sctx->plan->lazy ? "lazy" : "budget";
+				if (sctx->plan->reused)
+					snprintf(st->reason, sizeof(st->reason),
+						 "charged once per process: same file loaded again");
+			}
 			return;
 		}
 		if (st && s->lazy_on) {

@@ -2,7 +2,8 @@
 /*
  * bccsym - resolve addresses of a process with libbcc's symcache, through
  * the PLT as bpftrace does (bcc 0.26 src/cc/bcc_syms.h), one line per address:
- *   <addr> <rc> <name> <demangle_name> <module> <offset>
+ *   <pid>\t<addr>\t<rc>\t<name>\t<demangle_name>\t<module>\t<offset>
+ * (tab-separated: demangled names hold spaces)
  * Build: cc -o bccsym bccsym.c /usr/lib/x86_64-linux-gnu/libbcc_bpf.so.0
  *
  *   bccsym [-e] [-n] [-l LAZY] [-t TYPES] [-d DEBUG] PID [PID...] < addrs
@@ -81,11 +82,11 @@ int main(int argc, char **argv)
 			rc = nodem ? bcc_symcache_resolve_no_demangle(caches[i], a, &s) :
 				     bcc_symcache_resolve(caches[i], a, &s);
 			if (rc == 0)
-				printf("%d %llx %d %s %s %s %llu\n", pids[i], a, rc, S(s.name),
+				printf("%d\t%llx\t%d\t%s\t%s\t%s\t%llu\n", pids[i], a, rc, S(s.name),
 				       nodem ? "-" : S(s.demangle_name), S(s.module),
 				       (unsigned long long)s.offset);
 			else    /* bcc leaves name unset on failure: print module/offset */
-				printf("%d %llx %d %s %llu\n", pids[i], a, rc, S(s.module),
+				printf("%d\t%llx\t%d\t%s\t%llu\n", pids[i], a, rc, S(s.module),
 				       (unsigned long long)s.offset);
 		}
 	}

@@ -89,7 +89,8 @@ def main():
         starts = {}
         for v, s in syms:
             starts[v] = starts.get(v, 0) + 1
-        pick = [v for v, c in starts.items() if c >= 3]
+        icf = sorted(v for v, c in starts.items() if c >= 3)
+        pick = rnd.sample(icf, min(len(icf), 4 * n))
         rest = sorted(v for v, c in starts.items() if c < 3)
         pick += rnd.sample(rest, min(len(rest), n))
         for v in sorted(pick):
