@@ -1,7 +1,7 @@
 #!/bin/sh
 # Install the Debian packages symlazy needs to build and test, when missing.
 # Root only; otherwise just report what is missing.
-PKGS="build-essential libiberty-dev libelf-dev libunwind-dev uthash-dev libcmocka-dev libzstd-dev pkg-config linux-perf elfutils bpfcc-tools python3-bpfcc python3 binutils clang libclang-rt-14-dev musl-tools"
+PKGS="build-essential libiberty-dev libelf-dev libunwind-dev uthash-dev libcmocka-dev libzstd-dev pkg-config linux-perf elfutils bpfcc-tools python3-bpfcc bpftrace uftrace python3 binutils clang libclang-rt-14-dev musl-tools"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
