@@ -216,6 +216,70 @@ static int over_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * uftrace's alias rule (utils/symbol.c load_symbol: a symbol with the
+ * st_value of the symbol loaded just before it in table order is skipped)
+ * looks at the previous *loaded* symbol: two symbols at one address that
+ * are not neighbours in the table, with a symbol loaded between them in the
+ * full table and dropped under the budget, would become neighbours and one
+ * would vanish (and sort_symtab's choice of name between them change). Such
+ * a group is dropped with everything below it (the kept set stays an address
+ * suffix), until no kept group has a dropped candidate between its members.
+ * @c is sorted by (value desc, idx) on entry and left sorted by (value, idx).
+ */
+static int suffix_aliases(struct cand *c, size_t n, uint32_t nsyms, struct budget_plan *out)
+{
+	size_t bytes = ((size_t)nsyms + 1) * sizeof(uint32_t);
+	uint32_t *pre = n ? scratch_map(bytes) : NULL;
+	int changed = 1;
+
+	if (n && !pre)
+		return -ENOMEM;
+	cand_sort(c, n, by_value);
+	while (changed && n) {
+		uint64_t cut = 0;
+		int have_cut = 0;
+
+		changed = 0;
+		/* pre[i]: dropped candidates with idx < i */
+		memset(pre, 0, bytes);
+		for (size_t k = 0; k < n; k++)
+			if (!c[k].kept && c[k].idx < nsyms)
+				pre[c[k].idx + 1]++;
+		for (uint32_t i = 1; i <= nsyms; i++)
+			pre[i] += pre[i - 1];
+		for (size_t k = 0; k < n;) {
+			size_t j = k + 1;
+
+			while (j < n && c[j].value == c[k].value)
+				j++;
+			if (c[k].kept && j - k > 1) {
+				for (size_t m = k + 1; m < j; m++) {
+					/* members are in idx order (by_value ties on idx) */
+					if (pre[c[m].idx] - pre[c[m - 1].idx + 1] > 0) {
+						cut = c[k].value;
+						have_cut = 1;
+						break;
+					}
+				}
+			}
+			k = j;
+		}
+		if (have_cut) {
+			for (size_t k = 0; k < n && c[k].value <= cut; k++) {
+				if (c[k].kept) {
+					c[k].kept = 0;
+					out->honest_drops++;
+				}
+			}
+			changed = 1;
+		}
+	}
+	if (pre)
+		munmap(pre, bytes);
+	return 0;
+}
+
 void budget_plan_free(struct budget_plan *p)
 {
 	free(p->over);
@@ -276,6 +340,8 @@ int budget_plan_rules(struct budget *b, uint32_t nsyms, bp_get_fn get, void *ctx
 			for (size_t j = k; j-- > 0 && c[j].value == v0;)
 				c[j].kept = 0;
 		}
+		if (suffix_aliases(c, n, nsyms, out) < 0)
+			ret = -ENOMEM;
 	} else if (k < n) {
 		out->cut = c[k].idx;    /* first refused index in table order */
 	}

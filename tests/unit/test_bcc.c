@@ -304,6 +304,39 @@ static void test_rules_suffix(void **state)
 	budget_plan_free(&p);
 }
 
+/* uftrace's alias rule: A and B share an address, X (lower, dropped) lies
+ * between them in the table: keeping A and B would make B an alias of A */
+static const struct bp_sym atab[] = {
+	{ 0, 0, 0, 0 },
+	{ 0x300, 0x10, 10, 1 },   /* 1 A */
+	{ 0x100, 0x10, 10, 1 },   /* 2 X */
+	{ 0x300, 0x10, 10, 1 },   /* 3 B */
+	{ 0x400, 0x10, 10, 1 },   /* 4 C */
+};
+
+static int aget(void *ctx, uint32_t i, struct bp_sym *out)
+{
+	(void)ctx;
+	*out = atab[i];
+	return 0;
+}
+
+static void test_rules_suffix_aliases(void **state)
+{
+	struct budget b;
+	struct budget_plan p;
+
+	(void)state;
+	budget_init(&b, 30);                        /* C, A, B fit; X does not */
+	assert_int_equal(budget_plan_rules(&b, 5, aget, NULL, SL_BR_NEXT_STRETCH, &p), 0);
+	assert_false(budget_plan_dropped(&p, 4));
+	assert_true(budget_plan_dropped(&p, 1));
+	assert_true(budget_plan_dropped(&p, 3));
+	assert_true(budget_plan_dropped(&p, 2));
+	assert_int_equal(p.honest_drops, 2);
+	budget_plan_free(&p);
+}
+
 #define ARGV(...) ((char *const[]){ __VA_ARGS__ })
 #define NARGS(...) ((int)(sizeof((char *[]){ __VA_ARGS__ }) / sizeof(char *)))
 
@@ -348,6 +381,7 @@ int main(void)
 		cmocka_unit_test(test_maps_parse),
 		cmocka_unit_test(test_rules_overlap),
 		cmocka_unit_test(test_rules_suffix),
+		cmocka_unit_test(test_rules_suffix_aliases),
 		cmocka_unit_test(test_tools),
 	};
 
