@@ -94,7 +94,7 @@ if echo "$PARTS" | grep -q bpftrace; then
 		say ""
 		say "| mode | peak RssAnon MiB | x floor | wall s | frames (named) | frames == stock libbcc |"
 		say "|---|---:|---:|---:|---:|---|"
-		prog="profile:hz:99 /pid == $pid/ { @[ustack(perf)] = count(); } interval:s:2 { exit(); }"
+		prog="profile:hz:29 /pid == $pid/ { @[ustack(perf)] = count(); } interval:s:2 { exit(); }"
 		for m in floor stock default budget-16M libelf-only; do
 			case $m in stock) e="";; default) e="LD_PRELOAD=$SO";; budget-16M) e="LD_PRELOAD=$SO SYMLAZY_MAX_BYTES=16M";;
 			libelf-only) e="LD_PRELOAD=$SO SYMLAZY_BCC=0";; floor) e="LD_PRELOAD=$SO SYMLAZY_HIDE_ALL=1";; esac
@@ -140,7 +140,7 @@ tool_cmd() {
 	libbcc-lazy) echo "./bccsym -l 1 $FP";;
 	libbcc) echo "./bccsym -l 0 $FP";;
 	python-bcc) echo "$PY pysym.py fix.addrs $FP";;
-	bpftrace-ustack) echo "bpftrace -e profile:hz:99/pid==$FP/{@[ustack(perf)]=count();}interval:s:2{exit();}";;
+	bpftrace-ustack) echo "bpftrace -e profile:hz:29/pid==$FP/{@[ustack(perf)]=count();}interval:s:1{exit();}";;
 	bpftrace-list) echo "bpftrace -l uprobe:$FIX/main:*";;
 	uftrace) echo "uftrace record --force -d $OUT/uft.d $FIX/main 1";;
 	esac
