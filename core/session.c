@@ -203,16 +203,17 @@ static void setup_lazy(struct sl_session *s)
 addrs_file:
 	if (!s->cfg.addrs_path[0])
 		return;
-	/* tools that print every symbol they see stay eager: a keep-set for
-	 * some addresses would change their output */
-	if (s->tool == SL_TOOL_LISTER || s->tool == SL_TOOL_UFTRACE) {
+	/* tools that print every symbol they see (or find symbols by name:
+	 * perf probe) stay eager: a keep-set for some addresses would change
+	 * their output */
+	if (s->tool == SL_TOOL_LISTER || s->tool == SL_TOOL_UFTRACE || s->charge == &sl_model_perf61_probe) {
 		char exe[PATH_MAX];
 		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 		const char *b;
 
 		exe[n > 0 ? n : 0] = '\0';
 		b = strrchr(exe, '/');
-		set_lazy_why(s, SL_R_LISTER, b ? b + 1 : exe);
+		set_lazy_why(s, SL_R_LISTER, s->charge == &sl_model_perf61_probe ? "perf probe" : b ? b + 1 : exe);
 		return;
 	}
 	if (!use_addrs_file(s))

@@ -5,7 +5,7 @@
 # 500000, built if missing) spinning, on node (if installed) and on a process
 # with librustc_driver mapped (if rustup's rustc is there).
 #
-# Part "bpftrace" (BENCH_PARTS): bpftrace `profile:hz:99 { @[ustack(perf)] }`
+# Part "bpftrace" (BENCH_PARTS): bpftrace `profile:hz:29 { @[ustack(perf)] }`
 # for 2 s on each target; modes stock / default (the shim) / budget-16M /
 # libelf-only (SYMLAZY_BCC=0: no symcache answers) / floor (SYMLAZY_HIDE_ALL:
 # no user symbols). ustack(perf) is ustack with the address in front (same
@@ -17,7 +17,7 @@
 # Part "tools": per tool stock / default / budget 16M / SYMLAZY_ADDRS.
 # Prints markdown and writes build/bench-bpf.md; outputs in build/bench-bpf/.
 # Run as root (BPF). Environment: BENCH_PARTS ("bpftrace budget tools"),
-# SYMLAZY_SO, PEAKRSS.
+# BENCH_TOOLS (the tools of the last two parts), SYMLAZY_SO, PEAKRSS.
 set -u
 ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 FIX=${1:-$ROOT/build/fix500k}
@@ -90,7 +90,7 @@ if echo "$PARTS" | grep -q bpftrace; then
 		case $tgt in fixture) pid=$FP; label="500k-symbol fixture (main $(($(stat -c %s "$FIX/main") >> 20)) MiB)";;
 		node) [ -n "$NP" ] || continue; pid=$NP; label="node $(node --version)";; esac
 		say ""
-		say "### bpftrace \`profile:hz:99 { @[ustack(perf)] = count(); }\`, 2 s, $label"
+		say "### bpftrace \`profile:hz:29 { @[ustack(perf)] = count(); }\`, 2 s, $label"
 		say ""
 		say "| mode | peak RssAnon MiB | x floor | wall s | frames (named) | frames == stock libbcc |"
 		say "|---|---:|---:|---:|---:|---|"
@@ -140,17 +140,21 @@ tool_cmd() {
 	libbcc-lazy) echo "./bccsym -l 1 $FP";;
 	libbcc) echo "./bccsym -l 0 $FP";;
 	python-bcc) echo "$PY pysym.py fix.addrs $FP";;
-	bpftrace-ustack) echo "bpftrace -e profile:hz:29/pid==$FP/{@[ustack(perf)]=count();}interval:s:1{exit();}";;
+	bpftrace-ustack|bpftrace-libelf) echo "bpftrace $OUT/ustack.bt";;
 	bpftrace-list) echo "bpftrace -l uprobe:$FIX/main:*";;
 	uftrace) echo "uftrace record --force -d $OUT/uft.d $FIX/main 1";;
 	esac
 }
+echo "profile:hz:29 /pid == $FP/ { @[ustack(perf)] = count(); } interval:s:1 { exit(); }" >ustack.bt
 run_tool() {   # run_tool TOOL NAME ENV...
 	t=$1 n=$2; shift 2
 	rm -rf "$OUT/uft.d"
 	case $t in libbcc*) in=fix.addrs;; *) in=/dev/null;; esac
 	"$PEAKRSS" -o "$n.rss" env "$@" $(tool_cmd "$t") <"$in" >"$n.out" 2>"$n.err"
-	[ "$t" = uftrace ] && uftrace replay -d "$OUT/uft.d" >"$n.out" 2>/dev/null
+	if [ "$t" = uftrace ]; then
+		uftrace replay -d "$OUT/uft.d" >"$n.out" 2>/dev/null
+		rm -rf "$OUT/$n.uft"; mv "$OUT/uft.d" "$OUT/$n.uft"
+	fi
 }
 # lies TOOL NAME: names printed that stock does not print for that address/line
 lies() {
@@ -163,14 +167,9 @@ PY
 	;;
 	python-bcc) paste -d'|' py.stock "$2.out" | awk -F'|' '$1 != $2 && $2 !~ /\[unknown\]/' | wc -l;;
 	perf-probe|bpftrace-list) sort "$1-stock.out" >s.sorted; sort "$2.out" | comm -13 s.sorted - | wc -l;;
-	bpftrace-ustack) set -- $(frames "$2.out" "$FP"); echo "$2";;
-	uftrace) $PY - "$1-stock.out" "$2.out" <<'PY'
-import re, sys
-def names(p):
-    return [re.sub(r'[(){};]', '', l.split('|', 1)[1]).strip() for l in open(p) if '|' in l and not l.startswith('#') and not l.split('|', 1)[1].strip().startswith('}')]
-print(sum(1 for x, y in zip(names(sys.argv[1]), names(sys.argv[2])) if x != y and not y.startswith('<')))
-PY
-	;;
+	bpftrace-*stack|bpftrace-libelf) set -- $(frames "$2.out" "$FP"); echo "$2";;
+	uftrace) set -- $($PY "$ROOT/tests/integration/uftrace_sym_check.py" "$OUT/$1-stock.uft" "$OUT/$2.uft")
+		echo $(($2 + $3));;
 	perf-script) $PY - "$1-stock.out" "$2.out" <<'PY'
 import sys
 a, b = open(sys.argv[1]).read().split('\n'), open(sys.argv[2]).read().split('\n')
@@ -180,7 +179,7 @@ PY
 	esac
 }
 
-TOOLS="perf-script perf-probe libbcc-lazy libbcc python-bcc bpftrace-ustack bpftrace-list uftrace"
+TOOLS=${BENCH_TOOLS:-perf-script perf-probe libbcc-lazy libbcc python-bcc bpftrace-ustack bpftrace-libelf bpftrace-list uftrace}
 if echo "$PARTS" | grep -qE 'budget|tools'; then
 	perf record -q -g -o perf.data -- "$FIX/main" 2 >/dev/null 2>&1
 	for t in $TOOLS; do
@@ -198,13 +197,13 @@ if echo "$PARTS" | grep -q budget; then
 		row="" l=0
 		for B in 8M 16M 64M; do
 			e="LD_PRELOAD=$SO SYMLAZY_MAX_BYTES=$B SYMLAZY_LAZY=off"
-			case $t in libbcc*|bpftrace-ustack) e="$e SYMLAZY_BCC=0";; esac
+			case $t in libbcc*|bpftrace-libelf) e="$e SYMLAZY_BCC=0";; esac
 			run_tool "$t" "$t-b$B" $e
 			above=$(( $(anon "$t-b$B.rss") - $(anon "$t-floor.rss") ))
 			row="$row | $(awk -v a="$above" -v b="${B%M}" 'BEGIN{printf "%.2f", a / (b * 1024)}')"
 			l=$((l + $(lies "$t" "$t-b$B")))
 		done
-		say "| $t$row | $l |" | sed "s/^| $t |/| $t | $(mib "$(anon "$t-floor.rss")") |/"
+		say "| $t | $(mib "$(anon "$t-floor.rss")")$row | $l |"
 	done
 fi
 if echo "$PARTS" | grep -q tools; then
@@ -214,16 +213,15 @@ if echo "$PARTS" | grep -q tools; then
 	say "| tool | stock MiB, s | default MiB, s | budget 16M MiB, s | SYMLAZY_ADDRS MiB, s | default == stock | ADDRS == stock |"
 	say "|---|---:|---:|---:|---:|---|---|"
 	for t in $TOOLS; do
-		e=""; case $t in libbcc*|bpftrace-ustack) e="SYMLAZY_BCC=0";; esac
-		run_tool "$t" "$t-def" LD_PRELOAD="$SO"
+		e=""; case $t in libbcc*|bpftrace-libelf) e="SYMLAZY_BCC=0";; esac
+		run_tool "$t" "$t-def" LD_PRELOAD="$SO" $e
 		run_tool "$t" "$t-b16" LD_PRELOAD="$SO" SYMLAZY_MAX_BYTES=16M $e
 		run_tool "$t" "$t-addrs" LD_PRELOAD="$SO" SYMLAZY_ADDRS="$OUT/fix300.sl" $e
 		cell() { echo "$(mib "$(anon "$1.rss")"), $(awk -v w="$(wall "$1.rss")" 'BEGIN{printf "%.1f", w/1000}')"; }
 		same() {
 			case $t in
-			bpftrace-ustack) set -- $(frames "$1.out" "$FP"); [ "$2" = 0 ] && echo "yes (per frame)" || echo "no";;
-			uftrace) [ "$(lies "$t" "$1")" = 0 ] && [ "$(grep -c '|' "$t-stock.out")" = "$(grep -c '|' "$1.out")" ] &&
-				echo "names: yes" || echo "names: no";;
+			bpftrace-ustack|bpftrace-libelf) set -- $(frames "$1.out" "$FP"); [ "$2" = 0 ] && echo "yes (per frame)" || echo "no";;
+			uftrace) [ "$(lies "$t" "$1")" = 0 ] && echo ".sym: stock's" || echo ".sym: no";;
 			perf-script|perf-probe|bpftrace-list|libbcc*|python-bcc) [ "$(lies "$t" "$1")" = 0 ] &&
 				{ cmp -s "$t-stock.out" "$1.out" && echo yes || echo "no lies"; } || echo no;;
 			esac

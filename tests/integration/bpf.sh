@@ -16,10 +16,11 @@
 #                    same-start symbols), virtual addresses warned about,
 #                    eu-nm (prints every symbol) stays eager and identical
 #   uftrace-*        uftrace record's target runs without the shim
-#                    (regression); under a budget its .sym files name no
-#                    address stock would not (regression: frame_dummy & co
-#                    stretched over dropped functions)
-#   perfprobe-*      perf probe -F under a budget lists only stock's names
+#                    (regression); under a budget its replay and its .sym
+#                    files name no address stock would not (regression: a
+#                    kept symbol stretched over dropped functions)
+#   perfprobe-*      perf probe -F under a budget lists only stock's names;
+#                    with SYMLAZY_ADDRS it stays eager (identical)
 # SKIP lines say why (no libbcc, no BPF, tool missing). SYMLAZY_SO selects
 # the shim (to show which cases an older build fails).
 ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -340,11 +341,14 @@ lies = sum(1 for x, y in zip(a, b) if x != y and not y.startswith('<'))
 print(len(a) == len(b), lies, sum(1 for x, y in zip(a, b) if x == y))
 PY
 )
+		# the saved .sym files: stock's lines only, none stretched over dropped ones
+		sym=$($PY "$ROOT/tests/integration/uftrace_sym_check.py" u0 u$B)
 		w=$(grep -c '^symlazy: symbol budget' u$B.err)
-		if [ "$1" = True ] && [ "$2" = 0 ] && [ "$w" = 1 ]; then
-			pass "uftrace-budget-$B: replay names every call as stock or by its address ($3 named as stock); no symbol stretched over dropped ones in the .sym file"
+		set -- "$@" $sym
+		if [ "$1" = True ] && [ "$2" = 0 ] && [ "$w" = 1 ] && [ "$5" = 0 ] && [ "$6" = 0 ] && [ "$4" -gt 0 ]; then
+			pass "uftrace-budget-$B: replay names every call as stock or by its address ($3 named as stock); the .sym files hold $4 of stock's lines, none stretched over dropped symbols"
 		else
-			failt "uftrace-budget-$B: same-length=$1 wrong names=$2 warnings=$w"
+			failt "uftrace-budget-$B: same-length=$1 wrong names=$2 warnings=$w .sym: $4 symbols, $5 not stock's, $6 stretched"
 			diff u0.txt u$B.txt | head -6
 		fi
 	done
@@ -361,6 +365,11 @@ if command -v perf >/dev/null 2>&1; then
 		pass "perfprobe-budget: perf probe -F under 1M lists $(wc -l <pp.b) of stock's $(wc -l <pp.stock) names and nothing else, ${above} KiB above its floor"
 	else
 		failt "perfprobe-budget: extra=$extra above=${above}K"
+	fi
+	if [ -f fixture.sl ]; then
+		LD_PRELOAD=$SO SYMLAZY_ADDRS=$T/fixture.sl perf probe -x "$FIX/main" -F >pp.a 2>/dev/null
+		cmp -s pp.stock pp.a && pass "perfprobe-addrs: perf probe -F ignores SYMLAZY_ADDRS (it lists and finds by name), output identical" ||
+			failt "perfprobe-addrs: $(diff pp.stock pp.a | grep -c '^[<>]') lines differ"
 	fi
 else
 	skip "perfprobe-*: perf not installed"
