@@ -134,8 +134,10 @@ out:
 
 struct cand {
 	uint64_t value, size, end, cost;
+	const char *name;
 	uint32_t idx;
 	uint32_t kept;
+	uint32_t loaded[2];         /* uftrace loads it: [0] full table, [1] kept ones */
 };
 
 /* Scratch arrays: a memfd mapping, so planning a 500k-symbol table does not
@@ -219,49 +221,79 @@ static int over_cmp(const void *a, const void *b)
 /*
  * uftrace's alias rule (utils/symbol.c load_symbol: a symbol with the
  * st_value of the symbol loaded just before it in table order is skipped)
- * looks at the previous *loaded* symbol: two symbols at one address that
- * are not neighbours in the table, with a symbol loaded between them in the
- * full table and dropped under the budget, would become neighbours and one
- * would vanish (and sort_symtab's choice of name between them change). Such
- * a group is dropped with everything below it (the kept set stays an address
- * suffix), until no kept group has a dropped candidate between its members.
- * @c is sorted by (value desc, idx) on entry and left sorted by (value, idx).
+ * looks at the previous *loaded* symbol, and sort_symtab then merges the
+ * symbols left at one address under one name (the first in table order,
+ * unless it starts with '_' but not "_Z" and a later one does not) with the
+ * size of the last. Dropping symbols changes which are loaded: two symbols at
+ * one address with dropped ones between them in the table become neighbours.
+ * For every kept address the loaded members of the full table and of the
+ * kept set are compared (merged name, size); where they differ, that
+ * address and everything below it is dropped (the kept set stays an address
+ * suffix), until none differs. Without names (@c[].name NULL) any such
+ * difference in the loaded members counts. @c is sorted by (value desc, idx)
+ * on entry and left sorted by (value, idx).
  */
+static const char *merged_name(const struct cand *c, size_t k, size_t j, int which, uint64_t *size)
+{
+	const char *best = NULL;
+
+	*size = 0;
+	for (size_t m = k; m < j; m++) {
+		const char *nm;
+
+		if (!c[m].loaded[which])
+			continue;
+		nm = c[m].name ? c[m].name : "";
+		*size = c[m].size;
+		/* a raw "_Z" name is demangled by uftrace: it starts with no '_' */
+		if (!best || (best[0] == '_' && best[1] != 'Z' && (nm[0] != '_' || nm[1] == 'Z')))
+			best = nm;
+	}
+	return best;
+}
+
 static int suffix_aliases(struct cand *c, size_t n, uint32_t nsyms, struct budget_plan *out)
 {
-	size_t bytes = ((size_t)nsyms + 1) * sizeof(uint32_t);
-	uint32_t *pre = n ? scratch_map(bytes) : NULL;
 	int changed = 1;
 
-	if (n && !pre)
-		return -ENOMEM;
-	cand_sort(c, n, by_value);
+	(void)nsyms;
 	while (changed && n) {
-		uint64_t cut = 0;
+		uint64_t cut = 0, prev[2] = { UINT64_MAX, UINT64_MAX };
 		int have_cut = 0;
 
 		changed = 0;
-		/* pre[i]: dropped candidates with idx < i */
-		memset(pre, 0, bytes);
-		for (size_t k = 0; k < n; k++)
-			if (!c[k].kept && c[k].idx < nsyms)
-				pre[c[k].idx + 1]++;
-		for (uint32_t i = 1; i <= nsyms; i++)
-			pre[i] += pre[i - 1];
+		/* load_symbol's alias rule, in table order, full and kept */
+		cand_sort(c, n, by_idx);
+		for (size_t k = 0; k < n; k++) {
+			c[k].loaded[0] = c[k].value != prev[0];
+			if (c[k].loaded[0])
+				prev[0] = c[k].value;
+			c[k].loaded[1] = c[k].kept && c[k].value != prev[1];
+			if (c[k].loaded[1])
+				prev[1] = c[k].value;
+		}
+		cand_sort(c, n, by_value);
 		for (size_t k = 0; k < n;) {
 			size_t j = k + 1;
+			int differ = 0;
 
 			while (j < n && c[j].value == c[k].value)
 				j++;
-			if (c[k].kept && j - k > 1) {
-				for (size_t m = k + 1; m < j; m++) {
-					/* members are in idx order (by_value ties on idx) */
-					if (pre[c[m].idx] - pre[c[m - 1].idx + 1] > 0) {
-						cut = c[k].value;
-						have_cut = 1;
-						break;
-					}
-				}
+			if (c[k].kept) {
+				uint64_t s0, s1;
+				const char *a = merged_name(c, k, j, 0, &s0), *b = merged_name(c, k, j, 1, &s1);
+
+				int anon = 0;
+
+				for (size_t m = k; m < j; m++)
+					anon |= !c[m].name;
+				for (size_t m = k; m < j && anon; m++)
+					differ |= c[m].loaded[0] != c[m].loaded[1];
+				differ |= !a || !b || strcmp(a, b) || s0 != s1;
+			}
+			if (differ) {
+				cut = c[k].value;
+				have_cut = 1;
 			}
 			k = j;
 		}
@@ -275,8 +307,8 @@ static int suffix_aliases(struct cand *c, size_t n, uint32_t nsyms, struct budge
 			changed = 1;
 		}
 	}
-	if (pre)
-		munmap(pre, bytes);
+	if (n)
+		cand_sort(c, n, by_value);
 	return 0;
 }
 
@@ -317,6 +349,7 @@ int budget_plan_rules(struct budget *b, uint32_t nsyms, bp_get_fn get, void *ctx
 		c[k].value = s.value;
 		c[k].size = s.size;
 		c[k].cost = s.cost;
+		c[k].name = s.name;
 		c[k].idx = i;
 		c[k].kept = 0;
 		k++;

@@ -22,6 +22,7 @@ struct bp_sym {
 	uint64_t value, size;   /* st_value, st_size */
 	uint64_t cost;          /* bytes the tool spends keeping it (model sym_cost) */
 	int candidate;          /* would perf keep it (and so: charge it)? */
+	const char *name;       /* its name, or NULL (uftrace's alias and name rules) */
 };
 
 /* Budget rules of a tool's model (struct sl_model.budget_rules): how a kept

@@ -697,6 +697,10 @@ static int bp_get(void *ctx, uint32_t idx, struct bp_sym *out)
 		return -1;
 	out->value = sym.st_value;
 	out->size = sym.st_size;
+	out->name = NULL;
+	if (c->t->strtab && c->t->strtab->d_buf && sym.st_name < c->t->strtab->d_size &&
+	    memchr((const char *)c->t->strtab->d_buf + sym.st_name, '\0', c->t->strtab->d_size - sym.st_name))
+		out->name = (const char *)c->t->strtab->d_buf + sym.st_name;
 	out->candidate = sl_model_keeps_types(c->t->charge, &sym, c->t->types);
 	out->cost = out->candidate ? c->t->charge->sym_cost(name_len(c->t, &sym)) : 0;
 	return 0;

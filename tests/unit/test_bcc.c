@@ -248,12 +248,12 @@ static void test_maps_parse(void **state)
 
 /* budget rules */
 static const struct bp_sym rtab[] = {
-	{ 0, 0, 0, 0 },
-	{ 0x100, 0x10, 10, 1 },   /* 1 */
-	{ 0x200, 0x10, 10, 1 },   /* 2 */
-	{ 0x110, 0x10, 10, 1 },   /* 3 */
-	{ 0x100, 0x100, 10, 1 },  /* 4: overlaps 1 and 3 */
-	{ 0x300, 0x10, 10, 1 },   /* 5 */
+	{ 0, 0, 0, 0, NULL },
+	{ 0x100, 0x10, 10, 1, NULL },   /* 1 */
+	{ 0x200, 0x10, 10, 1, NULL },   /* 2 */
+	{ 0x110, 0x10, 10, 1, NULL },   /* 3 */
+	{ 0x100, 0x100, 10, 1, NULL },  /* 4: overlaps 1 and 3 */
+	{ 0x300, 0x10, 10, 1, NULL },   /* 5 */
 };
 
 static int rget(void *ctx, uint32_t i, struct bp_sym *out)
@@ -307,17 +307,33 @@ static void test_rules_suffix(void **state)
 /* uftrace's alias rule: A and B share an address, X (lower, dropped) lies
  * between them in the table: keeping A and B would make B an alias of A */
 static const struct bp_sym atab[] = {
-	{ 0, 0, 0, 0 },
-	{ 0x300, 0x10, 10, 1 },   /* 1 A */
-	{ 0x100, 0x10, 10, 1 },   /* 2 X */
-	{ 0x300, 0x10, 10, 1 },   /* 3 B */
-	{ 0x400, 0x10, 10, 1 },   /* 4 C */
+	{ 0, 0, 0, 0, NULL },
+	{ 0x300, 0x10, 10, 1, NULL },   /* 1 A */
+	{ 0x100, 0x10, 10, 1, NULL },   /* 2 X */
+	{ 0x300, 0x10, 10, 1, NULL },   /* 3 B */
+	{ 0x400, 0x10, 10, 1, NULL },   /* 4 C */
 };
 
 static int aget(void *ctx, uint32_t i, struct bp_sym *out)
 {
 	(void)ctx;
 	*out = atab[i];
+	return 0;
+}
+
+/* with names: B merged under A's name either way, nothing to drop */
+static const struct bp_sym ntab[] = {
+	{ 0, 0, 0, 0, NULL },
+	{ 0x300, 0x10, 10, 1, "alpha" },   /* 1 A */
+	{ 0x100, 0x10, 10, 1, "x" },       /* 2 X */
+	{ 0x300, 0x10, 10, 1, "_beta" },   /* 3 B */
+	{ 0x400, 0x10, 10, 1, "gamma" },   /* 4 C */
+};
+
+static int nget(void *ctx, uint32_t i, struct bp_sym *out)
+{
+	(void)ctx;
+	*out = ntab[i];
 	return 0;
 }
 
@@ -334,6 +350,12 @@ static void test_rules_suffix_aliases(void **state)
 	assert_true(budget_plan_dropped(&p, 3));
 	assert_true(budget_plan_dropped(&p, 2));
 	assert_int_equal(p.honest_drops, 2);
+	budget_plan_free(&p);
+	budget_init(&b, 30);
+	assert_int_equal(budget_plan_rules(&b, 5, nget, NULL, SL_BR_NEXT_STRETCH, &p), 0);
+	assert_false(budget_plan_dropped(&p, 1));   /* "alpha" wins with or without B */
+	assert_false(budget_plan_dropped(&p, 3));
+	assert_true(budget_plan_dropped(&p, 2));
 	budget_plan_free(&p);
 }
 
