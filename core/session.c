@@ -750,7 +750,8 @@ static void plan_budget(struct sl_session *s, struct sl_table *t, const struct s
 	if (id.valid) {
 		pthread_mutex_lock(&s->charged_lock);
 		for (ch = s->charged; ch; ch = ch->next) {
-			if (ch->table == t->table && ch->model == t->charge && ch->types == t->types &&
+			if (ch->table == t->table && ch->shndx == t->shndx && ch->nsyms == t->nsyms &&
+			    ch->model == t->charge && ch->types == t->types &&
 			    ch->id.dev == id.dev && ch->id.ino == id.ino && ch->id.size == id.size &&
 			    ch->id.mtime_sec == id.mtime_sec && ch->id.mtime_nsec == id.mtime_nsec &&
 			    ch->id.ctime_sec == id.ctime_sec && ch->id.ctime_nsec == id.ctime_nsec)
@@ -767,6 +768,8 @@ static void plan_budget(struct sl_session *s, struct sl_table *t, const struct s
 		if (id.valid && (ch = calloc(1, sizeof(*ch))) != NULL) {
 			ch->id = id;
 			ch->table = t->table;
+			ch->shndx = t->shndx;
+			ch->nsyms = t->nsyms;
 			ch->model = t->charge;
 			ch->types = t->types;
 			if (plan_copy(&ch->plan, &t->bp, t->nsyms) == 0) {

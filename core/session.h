@@ -58,6 +58,7 @@ struct sl_charged {
 	struct sl_charged *next;
 	struct sl_file_id id;
 	int table;
+	uint32_t shndx, nsyms;          /* the section: a file may have two tables of one type */
 	const struct sl_model *model;
 	uint32_t types;
 	struct budget_plan plan;        /* owns its arrays */

@@ -33,7 +33,8 @@ TSAN_RT       = $(CLANG_RTDIR)/libclang_rt.tsan-x86_64.so
 SAN_SO_SRC   := $(SHIM_SRC) $(CORE_SRC)
 # core/bccsort.cc (libstdc++'s std::sort, no runtime library needed) next to the C sources
 CLANGXX      ?= clang++
-SAN_CXXFLAGS := -O1 -g -fno-omit-frame-pointer -std=gnu++17 -fPIC -fno-exceptions -fno-rtti -Icore
+SAN_CXXFLAGS := -O1 -g -fno-omit-frame-pointer -std=gnu++17 -fPIC -fno-exceptions -fno-rtti -Icore \
+		-fno-sanitize=function,vptr
 SAN_OBJ       = $(patsubst %.cc,$(B)/$(1)/obj/%.o,$(patsubst %.c,$(B)/$(1)/obj/%.o,$(2)))
 # core/symindex.c demangles with libiberty, as the main Makefile links it
 SAN_LIBS     := -liberty $(LIBS)

@@ -175,7 +175,7 @@ out:
 	return r;
 }
 
-static __thread const struct sl_scan_ctx *cur_ctx;
+static __thread __attribute__((tls_model("initial-exec"))) const struct sl_scan_ctx *cur_ctx;
 
 const struct sl_scan_ctx *shim_scan_ctx(void)
 {
