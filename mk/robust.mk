@@ -33,8 +33,9 @@ TSAN_RT       = $(CLANG_RTDIR)/libclang_rt.tsan-x86_64.so
 SAN_SO_SRC   := $(SHIM_SRC) $(CORE_SRC)
 # core/bccsort.cc (libstdc++'s std::sort, no runtime library needed) next to the C sources
 CLANGXX      ?= clang++
-SAN_CXXFLAGS := -O1 -g -fno-omit-frame-pointer -std=gnu++17 -fPIC -fno-exceptions -fno-rtti -Icore \
-		-fno-sanitize=function,vptr
+SAN_CXXFLAGS := -O1 -g -fno-omit-frame-pointer -std=gnu++17 -fPIC -fno-exceptions -fno-rtti -Icore
+# after -fsanitize=undefined: its C++-only checks need libstdc++'s type_info
+SAN_CXX_NO   := -fno-sanitize=function,vptr
 SAN_OBJ       = $(patsubst %.cc,$(B)/$(1)/obj/%.o,$(patsubst %.c,$(B)/$(1)/obj/%.o,$(2)))
 # core/symindex.c demangles with libiberty, as the main Makefile links it
 SAN_LIBS     := -liberty $(LIBS)
@@ -58,7 +59,7 @@ $(B)/tsan/obj/%.o: %.c $(HDRS)
 
 $(B)/asan/obj/%.o: %.cc $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CLANGXX) $(SAN_CXXFLAGS) $(ASAN_SAN) $(SO_FLAGS) -c $< -o $@
+	$(CLANGXX) $(SAN_CXXFLAGS) $(ASAN_SAN) $(SAN_CXX_NO) $(SO_FLAGS) -c $< -o $@
 
 $(B)/tsan/obj/%.o: %.cc $(HDRS)
 	@mkdir -p $(dir $@)
@@ -90,7 +91,7 @@ $(B)/fuzz/obj/%.o: %.c $(HDRS)
 
 $(B)/fuzz/obj/%.o: %.cc $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CLANGXX) $(SAN_CXXFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c $< -o $@
+	$(CLANGXX) $(SAN_CXXFLAGS) $(FUZZ_SAN) $(SAN_CXX_NO) -fsanitize=fuzzer-no-link -c $< -o $@
 
 FUZZ_INDEX_OBJ := $(call SAN_OBJ,fuzz,$(CORE_SRC) core/elfops_direct.c)
 
