@@ -69,7 +69,9 @@ struct sl_session {
 	struct symlazy_config cfg;
 	const struct elf_ops *ops;
 	const struct sl_model *model;    /* rules of the running tool (perf 6.1 if unknown) */
-	const struct sl_model *charge;   /* what the tool's own scans cost (sl_charge_model) */
+	const struct sl_model *charge;   /* what the tool's own scans cost (sl_charge_model;
+					  * for perf the model of its version, s->model,
+					  * but perf probe's own) */
 	int tool;                        /* enum sl_tool (tool.h) */
 	int is_perf;                     /* the process is perf (exact name, tool.h) */
 	int drop_preload;                /* remove us from LD_PRELOAD for the tool's children */
