@@ -12,7 +12,10 @@ LIBS     := -lpthread -ldl
 # Core modules only programs link (never libsymlazy.so): direct libelf,
 # the lookup API and the stats reader.
 CORE_PROG_SRC := core/elfops_direct.c core/lookup.c core/statsjson.c
-CORE_SRC := $(filter-out $(CORE_PROG_SRC),$(wildcard core/*.c))
+CORE_SRC := $(filter-out $(CORE_PROG_SRC),$(wildcard core/*.c)) $(wildcard core/*.cc)
+CXX      ?= c++
+# core/bccsort.cc is libstdc++'s std::sort, compiled in: no libstdc++.so needed
+CXXFLAGS_CORE := -O2 -g -std=gnu++17 -fPIC -fno-exceptions -fno-rtti -Wall -Wextra -Icore
 SHIM_SRC  := $(wildcard shim/*.c)
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 TOOL_SRC  := $(wildcard scripts/*.c)
@@ -38,12 +41,21 @@ $(B)/lib/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+$(B)/so/%.o: %.cc $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS_CORE) $(SO_FLAGS) -c $< -o $@
+
+$(B)/lib/%.o: %.cc $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS_CORE) -c $< -o $@
+
 # The shim exports only the interposed libelf names (SYMLAZY_EXPORT); it does
 # not link libelf: real functions are found at run time (shim/real.c).
-$(SO): $(patsubst %.c,$(B)/so/%.o,$(SHIM_SRC) $(CORE_SRC))
+OBJ = $(patsubst %.cc,$(B)/$(1)/%.o,$(patsubst %.c,$(B)/$(1)/%.o,$(2)))
+$(SO): $(call OBJ,so,$(SHIM_SRC) $(CORE_SRC))
 	$(CC) -shared -Wl,-z,defs -Wl,-z,now -Wl,--exclude-libs,ALL -o $@ $^ -liberty $(LIBS)
 
-$(CORE_A): $(patsubst %.c,$(B)/lib/%.o,$(CORE_SRC) $(CORE_PROG_SRC))
+$(CORE_A): $(call OBJ,lib,$(CORE_SRC) $(CORE_PROG_SRC))
 	@rm -f $@
 	ar rcs $@ $^
 

@@ -22,7 +22,17 @@ struct bp_sym {
 	uint64_t value, size;   /* st_value, st_size */
 	uint64_t cost;          /* bytes the tool spends keeping it (model sym_cost) */
 	int candidate;          /* would perf keep it (and so: charge it)? */
+	const char *name;       /* its name, or NULL (uftrace's alias and name rules) */
 };
+
+/* Budget rules of a tool's model (struct sl_model.budget_rules): how a kept
+ * symbol could answer for addresses of a dropped one in the tool's lookup. */
+#define SL_BR_ZERO_STRETCH 1u   /* a zero-size symbol ends at the next kept start (perf
+				 * symbols__fixup_end): kept ones get their full-table end */
+#define SL_BR_NEXT_STRETCH 2u   /* every symbol ends at the next kept start (uftrace's
+				 * .sym files): keep only an address-ordered suffix */
+#define SL_BR_OVERLAP      4u   /* a kept symbol overlapping a dropped one answers for
+				 * it: overlapping symbols are kept or dropped together */
 
 /* Read symbol @idx into @out; return 0, or -1 if unreadable (treated as non-candidate). */
 typedef int (*bp_get_fn)(void *ctx, uint32_t idx, struct bp_sym *out);
@@ -36,8 +46,17 @@ struct budget_plan {
 	uint32_t cut;                /* first dropped index (== nsyms: nothing dropped) */
 	uint32_t nover;
 	struct bp_override *over;    /* sorted by idx; free() */
+	uint8_t *drop;               /* more dropped candidates before the cut (bit per
+				      * index, nsyms bits), or NULL; free() */
 	uint64_t charged, passed, dropped;
+	uint64_t honest_drops;       /* admitted, then dropped so none stretches (rules) */
 };
+
+/* budget_plan_dropped - is candidate @idx dropped by @p? */
+static inline int budget_plan_dropped(const struct budget_plan *p, uint32_t idx)
+{
+	return idx >= p->cut || (p->drop && ((p->drop[idx >> 3] >> (idx & 7)) & 1));
+}
 
 /*
  * budget_plan_table - charge the candidates of indexes 1..nsyms-1 against @b
@@ -46,5 +65,25 @@ struct budget_plan {
  */
 int budget_plan_table(struct budget *b, uint32_t nsyms, bp_get_fn get, void *ctx,
 		      struct budget_plan *out);
+
+/*
+ * budget_plan_rules - the same with a tool's budget rules (SL_BR_*):
+ *   SL_BR_NEXT_STRETCH  charge by descending address instead of table order and
+ *                       keep every candidate at or above the lowest address
+ *                       whose whole same-address group was admitted (uftrace);
+ *   SL_BR_ZERO_STRETCH  the zero-size overrides above (perf);
+ *   SL_BR_OVERLAP       candidates whose ranges overlap (zero-size ones reaching
+ *                       their full-table successor under ZERO_STRETCH) form
+ *                       components; a component with a dropped member is
+ *                       dropped whole (so same-address groups are too).
+ * Bytes admitted and then dropped by a rule stay charged (strict budget).
+ * Working arrays live in a memfd mapping (page cache, not the heap) for the
+ * time of the call. Returns 0, -ENOMEM (then everything is dropped).
+ */
+int budget_plan_rules(struct budget *b, uint32_t nsyms, bp_get_fn get, void *ctx, unsigned rules,
+		      struct budget_plan *out);
+
+/* budget_plan_free - free what a plan holds. */
+void budget_plan_free(struct budget_plan *p);
 
 #endif

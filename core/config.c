@@ -85,6 +85,7 @@ void config_load(struct symlazy_config *cfg, const char *(*get)(const char *name
 	cfg->inherit = parse_bool(cfg, get, "SYMLAZY_INHERIT", 0);
 	cfg->verbose = parse_bool(cfg, get, "SYMLAZY_VERBOSE", 0);
 	cfg->dwfl = parse_bool(cfg, get, "SYMLAZY_DWFL", 1);
+	cfg->bcc_index = parse_bool(cfg, get, "SYMLAZY_BCC", 1);
 
 	v = get("SYMLAZY_MAX_BYTES");
 	if (v && *v && config_parse_size(v, &cfg->max_bytes) < 0) {

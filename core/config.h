@@ -30,6 +30,7 @@ struct symlazy_config {
 	int verbose;                /* SYMLAZY_VERBOSE=1 */
 	int dwfl;                   /* SYMLAZY_DWFL (default 1): answer libdwfl lookups from the index */
 	int unwind_scan;            /* SYMLAZY_UNWIND=scan: DWARF frames from the scan only */
+	int bcc_index;              /* SYMLAZY_BCC (default 1): answer libbcc's symcache from the index */
 	char error[256];            /* first bad value, "" if none */
 };
 

@@ -36,6 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <gelf.h>
+#include "budgetplan.h"
 #include "reason.h"
 
 /* What the tool was asked to do (from its argv). */
@@ -192,18 +193,46 @@ struct sl_model {
 	const char *(*demangler_name)(void);
 	/* symbol-by-address rules, NULL for table-loading tools (perf) */
 	const struct sl_lookup_rules *lookup;
+
+	/* budget (0/NULL: perf 6.1's): what a dropped symbol looks like in the
+	 * tool's output, and which kept symbols could stretch over dropped ones
+	 * in the tool's lookup (SL_BR_*, core/budgetplan.h) */
+	unsigned budget_rules;
+	const char *unknown_shows;
+	/* libbcc: the keep rule depends on bcc_symbol_option.use_symbol_type */
+	enum sl_sym_kind (*sym_kind_types)(const GElf_Sym *s, uint32_t types);
 };
 
-/* The models this build knows (core/tool.c perf_models[]: newest first). */
+/* Budget rules SL_BR_*: core/budgetplan.h. */
+
+/* The models this build knows: perf (core/tool.c perf_models[]: newest
+ * first; perf 6.1's `perf probe` in model_perfprobe61.c), libdwfl, libbcc
+ * 0.26 by its lazy_symbolize option (model_bcc.c), bpftrace 0.17's own scans
+ * (model_bpftrace.c), uftrace 0.13 (model_uftrace.c), and any other tool
+ * (model_other.c: conservative). */
 extern const struct sl_model sl_model_perf61;
 extern const struct sl_model sl_model_perf612;
+extern const struct sl_model sl_model_perf61_probe;
 extern const struct sl_model sl_model_libdwfl188;   /* elfutils 0.188 libdwfl */
+extern const struct sl_model sl_model_bcc026_lazy;
+extern const struct sl_model sl_model_bcc026;
+extern const struct sl_model sl_model_bcc026_build;
+extern const struct sl_model sl_model_bpftrace017;
+extern const struct sl_model sl_model_uftrace013;
+extern const struct sl_model sl_model_other;
 
 /* sl_model_keeps - would @m keep @s, section checks aside? (the candidate
  * rule used for charging and counting; exact modelling is in symindex.c) */
 static inline int sl_model_keeps(const struct sl_model *m, const GElf_Sym *s)
 {
 	return m->sym_kind(s) != SL_SYM_SKIP;
+}
+
+/* sl_model_keeps_types - the same with libbcc's use_symbol_type (@types;
+ * ignored by models without sym_kind_types). */
+static inline int sl_model_keeps_types(const struct sl_model *m, const GElf_Sym *s, uint32_t types)
+{
+	return (m->sym_kind_types ? m->sym_kind_types(s, types) : m->sym_kind(s)) != SL_SYM_SKIP;
 }
 
 /* sl_model_cost - heap bytes @m charges for one kept symbol named @name. */
@@ -238,9 +267,13 @@ int sl_perf_version_in_image(const char *img, size_t len, char *buf, size_t n);
 int perf61_parse_argv(int argc, char *const argv[], struct sl_invocation *inv);
 int perf61_text_output(struct sl_invocation *inv, int out_is_tty);
 int perf61_image_matches(const char *img, size_t len);
+/* perf's subcommand index in @argv after its global options, or -1 */
+int perf61_subcommand(int argc, char *const argv[]);
+/* shared with model_perfprobe61.c */
 enum sl_sym_kind perf61_sym_kind(const GElf_Sym *s);
 int perf61_label_section_ok(const char *section_name);
 uint64_t perf61_sym_cost(uint64_t namelen);
+char *perf61_demangle(const char *raw, int mode, int *uncertain);
 int perf61_choose_by_name(const char *a, const char *b);
 extern const struct sl_argv_rules perf61_argv_rules;
 

@@ -109,6 +109,14 @@ static int names_data_type_key(const char *list)
 	return 0;
 }
 
+int perf61_subcommand(int argc, char *const argv[])
+{
+	int verbose = 0;
+	const char *bdir = NULL;
+
+	return global_options(&perf61_argv_rules, argc, argv, &verbose, &bdir);
+}
+
 int sl_perf_parse_argv(const struct sl_argv_rules *rules, int argc, char *const argv[],
 		       struct sl_invocation *out)
 {
@@ -350,7 +358,7 @@ static char *iberty_demangle(const char *raw, int opts)
  * mirrored: when they could apply, *@uncertain is set. Returns a malloc'ed
  * name or NULL (= raw).
  */
-static char *perf61_demangle(const char *raw, int mode, int *uncertain)
+char *perf61_demangle(const char *raw, int mode, int *uncertain)
 {
 	char *d;
 	size_t n;
@@ -422,4 +430,6 @@ const struct sl_model sl_model_perf61 = {
 	.fixup = { .last_page = 4096, .dup_marks_ifunc_alias = 0 },
 	.plt = SL_PLT_V61,
 	.lookup_space = SL_LOOKUP_FILE_OFFSET,
+	.budget_rules = SL_BR_ZERO_STRETCH | SL_BR_OVERLAP,
+	.unknown_shows = "show as [unknown]",
 };

@@ -372,4 +372,6 @@ const struct sl_model sl_model_perf612 = {
 	.name_cost = perf612_name_cost,
 	.demangler_ready = perf612_demangler_ready,
 	.demangler_name = perf612_demangler_name,
+	.budget_rules = SL_BR_ZERO_STRETCH | SL_BR_OVERLAP,   /* unchanged */
+	.unknown_shows = "show as [unknown]",
 };

@@ -66,7 +66,10 @@
 	X(PM_GROWING,         "perfmap_growing",         "perf map changed while it was read") \
 	X(PM_NO_SAMPLES,      "perfmap_no_samples",      "no JIT mapping of this process in perf.data") \
 	X(TEXT_UNREADABLE,    "text_unreadable",         "cannot read %s") \
-	X(TEXT_PERFDATA,      "text_no_perfdata",        "kernel/JIT addresses unknown (lazy mode off)")
+	X(TEXT_PERFDATA,      "text_no_perfdata",        "kernel/JIT addresses unknown (lazy mode off)") \
+	X(LISTER,             "lister",                  "%s prints every symbol: SYMLAZY_ADDRS would change its output") \
+	X(ADDRS_OUTSIDE,      "addrs_outside_dso",       "no listed address is a file offset inside %s (virtual addresses?)") \
+	X(BCC_SCAN,           "bcc_scan",                "%s")
 
 enum sl_reason {
 #define SL_R_ENUM(code, name, text) SL_R_##code,

@@ -56,24 +56,30 @@ int sl_session_config(struct sl_session *s, const char *(*get)(const char *name)
 	s->text_stats_tail = &s->text_stats_head;       /* issue 11 */
 	pthread_mutex_init(&s->text_lock, NULL);
 	config_load(&s->cfg, get);
+	s->getenv_fn = get;
 	if (s->cfg.disabled)
 		return 0;
 	/* perf enters a container's mount namespace around symbol loads; the
 	 * cache dir must be the one of the namespace we started in. */
 	n = readlink("/proc/self/ns/mnt", s->start_mntns, sizeof(s->start_mntns) - 1);
 	s->start_mntns[n > 0 ? n : 0] = '\0';
-	/* launchers in front of perf (env, time, sudo, sh) keep LD_PRELOAD so
-	 * perf still gets it: only the tool itself drops us */
+	/* launchers in front of the tool (env, time, sudo, sh) keep LD_PRELOAD
+	 * so the tool still gets it: only the tool itself drops us, when it
+	 * starts workloads (perf record, uftrace record/live, bpftrace -c) */
+	s->tool = sl_tool_self();
+	s->charge = sl_charge_model((enum sl_tool)s->tool, 0, NULL);
+	pthread_mutex_init(&s->charged_lock, NULL);
 	{
 		/* every perf model launches workloads; the version is not known
 		 * yet (the image is read at the first libelf call) */
 		const struct sl_model *const *ms;
-		size_t nm = sl_models_for_tool(SL_TOOL_PERF, &ms), k;
-		int launches = 0;
+		size_t nm = s->tool == SL_TOOL_PERF ? sl_models_for_tool(SL_TOOL_PERF, &ms) : 0, k;
+		int launches = s->charge->launches_workloads;
 
 		for (k = 0; k < nm; k++)
 			launches |= ms[k]->launches_workloads;
-		s->drop_preload = !s->cfg.inherit && sl_tool_self() == SL_TOOL_PERF && launches;
+		s->drop_preload = !s->cfg.inherit && s->tool != SL_TOOL_OTHER && s->tool != SL_TOOL_LISTER &&
+				  launches;
 	}
 	return 1;
 }
@@ -193,6 +199,10 @@ static void setup_lazy(struct sl_session *s)
 		 * (the budget applies with lazy mode off too) */
 		m = sl_model_for_self_version(SL_TOOL_PERF, &any, version, sizeof(version));
 		s->model = m ? m : any ? any : s->model;
+		/* perf's own scans cost what this version's model says (6.12
+		 * stores demangled names); perf probe has its own model */
+		if (s->charge != &sl_model_perf61_probe)
+			s->charge = s->model;
 	}
 	if (s->cfg.lazy == LAZY_OFF) {
 		set_lazy_why(s, SL_R_LAZY_OFF, NULL);
@@ -255,7 +265,22 @@ static void setup_lazy(struct sl_session *s)
 	s->totals.jit_dsos = s->addrs.nr_jit;
 	goto on;
 addrs_file:
-	if (!s->cfg.addrs_path[0] || !use_addrs_file(s))
+	if (!s->cfg.addrs_path[0])
+		return;
+	/* tools that print every symbol they see (or find symbols by name:
+	 * perf probe) stay eager: a keep-set for some addresses would change
+	 * their output */
+	if (s->tool == SL_TOOL_LISTER || s->tool == SL_TOOL_UFTRACE || s->charge == &sl_model_perf61_probe) {
+		char exe[PATH_MAX];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		const char *b;
+
+		exe[n > 0 ? n : 0] = '\0';
+		b = strrchr(exe, '/');
+		set_lazy_why(s, SL_R_LISTER, s->charge == &sl_model_perf61_probe ? "perf probe" : b ? b + 1 : exe);
+		return;
+	}
+	if (!use_addrs_file(s))
 		return;
 	set_lazy_why(s, SL_R_NONE, NULL);
 on:
@@ -275,8 +300,166 @@ void sl_session_setup(struct sl_session *s, const struct elf_ops *ops)
 		sl_warnx("%s", s->cfg.error);
 	budget_init(&s->budget, s->cfg.max_bytes);
 	s->totals.budget_bytes = s->cfg.max_bytes;
-	s->is_perf = sl_tool_self() == SL_TOOL_PERF;
+	s->is_perf = s->tool == SL_TOOL_PERF;
+	{
+		char **argv = NULL;
+		int argc = 0;
+
+		if (sl_cmdline_read("/proc/self/cmdline", &argc, &argv) == 0) {
+			s->charge = sl_charge_model((enum sl_tool)s->tool, argc, argv);
+			sl_cmdline_free(argv);
+		}
+	}
+	sl_bcc_registry_init(&s->bcc, ops, s->getenv_fn);
 	setup_lazy(s);
+}
+
+/* SYMLAZY_ADDRS lists file offsets: warn once per DSO when none of its
+ * addresses lies inside the file's loadable segments (virtual addresses,
+ * or another build of the file). Returns 1 if some address is inside. */
+static int addrs_inside(struct sl_session *s, const struct pd_dso *dso, const struct symidx_layout *lay,
+			const char *path)
+{
+	size_t k = (size_t)(dso - s->addrs.dsos), inside = 0;
+	char hex[41];
+
+	for (size_t i = 0; i < dso->nr_addrs && !inside; i++)
+		for (unsigned l = 0; l < lay->nloads; l++)
+			if (dso->addrs[i] >= lay->loads[l].offset &&
+			    dso->addrs[i] < lay->loads[l].offset + lay->loads[l].size)
+				inside++;
+	if (inside)
+		return 1;
+	if (!s->addrs_warned)
+		s->addrs_warned = calloc(s->addrs.nr_dsos + 1, 1);
+	if (s->addrs_warned && !s->addrs_warned[k]) {
+		s->addrs_warned[k] = 1;
+		sl_warnx("symlazy: none of the %zu SYMLAZY_ADDRS addresses of build-id %s is a file offset "
+			 "inside %s (virtual addresses?); loading all its symbols",
+			 dso->nr_addrs, build_id_hex(dso->build_id, dso->build_id_size, hex), path);
+	}
+	return 0;
+}
+
+struct sl_bcc_charged {
+	struct sl_bcc_charged *next;
+	const struct sl_bcc_index *idx;
+	const struct sl_model *m;
+	struct sl_bcc_plan plan;
+};
+
+static int bcc_plan_copy(struct sl_bcc_plan *dst, const struct sl_bcc_plan *src)
+{
+	*dst = *src;
+	for (unsigned i = 0; i < src->nt; i++) {
+		size_t n = (size_t)src->t[i].nsyms / 8 + 1;
+
+		dst->t[i].keep = malloc(n);
+		if (!dst->t[i].keep) {
+			dst->nt = i;
+			sl_bcc_plan_free(dst);
+			return -ENOMEM;
+		}
+		memcpy(dst->t[i].keep, src->t[i].keep, n);
+	}
+	return 0;
+}
+
+int sl_session_bcc_plan(struct sl_session *s, const char *path, const struct sl_bcc_option *opt,
+			const struct sl_model *m, struct sl_bcc_plan *out)
+{
+	const struct sl_bcc_index *idx = NULL;
+	struct sl_bcc_charged *ch;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if (s->cfg.hide_all || (!s->lazy_on && !s->cfg.max_bytes))
+		return 0;
+	if (s->lazy_on) {
+		unsigned char bid[20];
+		struct symidx_layout lay;
+		const struct pd_dso *dso = NULL;
+		uint64_t *va = NULL;
+		size_t nva = 0;
+		int fd = open(path, O_RDONLY | O_CLOEXEC), bl = -1;
+		Elf *e = fd >= 0 ? s->ops->elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+		struct stat st;
+
+		if (e) {
+			bl = elf_read_build_id(s->ops, e, bid, sizeof(bid));
+			dso = bl > 0 ? perfdata_find_build_id(&s->addrs, bid, (size_t)bl) : NULL;
+			if (dso && sl_elf_runtime_layout(s->ops, e, fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0,
+							 &lay) && addrs_inside(s, dso, &lay, path)) {
+				va = malloc(dso->nr_addrs * sizeof(*va) + 1);
+				for (size_t i = 0; va && i < dso->nr_addrs; i++)
+					for (unsigned l = 0; l < lay.nloads; l++)
+						if (dso->addrs[i] >= lay.loads[l].offset &&
+						    dso->addrs[i] < lay.loads[l].offset + lay.loads[l].size) {
+							/* bcc's offsets are st_value space */
+							va[nva++] = dso->addrs[i] - lay.loads[l].offset + lay.loads[l].vaddr;
+							break;
+						}
+			}
+			s->ops->elf_end(e);
+		}
+		if (fd >= 0)
+			close(fd);
+		if (va) {
+			char why[256] = "";
+
+			idx = sl_bcc_index_get(&s->bcc, path, opt);
+			r = idx ? sl_bcc_plan_addrs(idx, va, nva, out, why, sizeof(why)) : -1;
+			free(va);
+			if (r == 0)
+				return 1;
+			if (r > 0 && s->cfg.verbose)
+				sl_warnx("symlazy: %s: %s; loading all its symbols", path, why);
+		}
+	}
+	if (!s->cfg.max_bytes)
+		return 0;
+	if (!idx)
+		idx = sl_bcc_index_get(&s->bcc, path, opt);
+	if (!idx)
+		return 0;               /* the libelf-level budget plan applies */
+	pthread_mutex_lock(&s->bcc.lock);
+	for (ch = s->bcc.charged; ch; ch = ch->next)
+		if (ch->idx == idx && ch->m == m)
+			break;
+	r = ch ? bcc_plan_copy(out, &ch->plan) : -1;
+	pthread_mutex_unlock(&s->bcc.lock);
+	if (ch && r == 0) {
+		out->charged = 0;
+		out->reused = 1;
+		return 1;
+	}
+	r = sl_bcc_plan_budget(idx, &s->budget, m, out);
+	if (r < 0) {
+		sl_bcc_plan_free(out);
+		return 0;
+	}
+	if (out->dropped && !atomic_exchange(&s->budget_warned, 1))
+		sl_warnx("symlazy: symbol budget of %llu bytes (SYMLAZY_MAX_BYTES) exhausted while loading %s; "
+			 "symbols it could not keep (%s's cost: %s) %s; raise SYMLAZY_MAX_BYTES to keep more",
+			 (unsigned long long)s->cfg.max_bytes, path, m->tool, m->name,
+			 m->unknown_shows ? m->unknown_shows : "show as [unknown]");
+	ch = calloc(1, sizeof(*ch));
+	if (ch && bcc_plan_copy(&ch->plan, out) == 0) {
+		ch->idx = idx;
+		ch->m = m;
+		pthread_mutex_lock(&s->bcc.lock);
+		ch->next = s->bcc.charged;
+		s->bcc.charged = ch;
+		pthread_mutex_unlock(&s->bcc.lock);
+	} else {
+		free(ch);
+	}
+	return 1;
+}
+
+int sl_session_bcc_answers(const struct sl_session *s)
+{
+	return s->cfg.bcc_index && !s->cfg.hide_all;
 }
 
 Elf_Cmd sl_session_begin_cmd(const struct sl_session *s, int fd, Elf_Cmd cmd, Elf *ref, int *upgraded)
@@ -327,6 +510,13 @@ void sl_session_report(struct sl_session *s)
 	pthread_mutex_lock(&s->text_lock);       /* issue 11 */
 	s->totals.texts = s->text_stats_head;
 	pthread_mutex_unlock(&s->text_lock);
+	s->totals.bcc_answered = atomic_load(&s->bcc_answered);
+	s->totals.bcc_delegated = atomic_load(&s->bcc_delegated);
+	s->totals.bcc_caches = atomic_load(&s->bcc_caches);
+	pthread_mutex_lock(&s->bcc.lock);
+	s->totals.bcc_built = s->bcc.built;
+	s->totals.bcc_reused = s->bcc.reused;
+	pthread_mutex_unlock(&s->bcc.lock);
 	pthread_mutex_lock(&s->stats_lock);
 	if (s->cfg.stats == STATS_FILE) {
 		f = fopen(s->cfg.stats_path, "we");
@@ -488,6 +678,10 @@ void sl_dso_plan(struct sl_session *s, struct sl_dso *d, sl_sibling_fn sib, void
 		sl_why_set(&d->why, SL_R_NO_RUNTIME_ELF, NULL);
 		return;
 	}
+	if (!s->is_perf && !addrs_inside(s, dso, &lay, d->path)) {
+		sl_why_set(&d->why, SL_R_ADDRS_OUTSIDE, "%s", d->path);
+		return;
+	}
 	if (d->have_st)
 		sl_file_id_from_stat(&id, &d->st);
 	symindex_src_init(&src, s->ops, d->elf, &lay, d->bid, (size_t)d->bid_len, &id,
@@ -543,8 +737,7 @@ void sl_table_forget(struct sl_session *s, struct sl_table *t)
 {
 	stats_append(s, t->st);
 	t->st = NULL;
-	free(t->bp.over);
-	t->bp.over = NULL;
+	budget_plan_free(&t->bp);
 }
 
 static size_t name_len(const struct sl_table *t, const GElf_Sym *sym)
@@ -557,8 +750,9 @@ static size_t name_len(const struct sl_table *t, const GElf_Sym *sym)
 	return strnlen(p, t->strtab->d_size - sym->st_name);
 }
 
-/* What one kept symbol costs the tool (model.h sl_model_cost): the name is
- * passed only when it is NUL-terminated inside the string table. */
+/* What one kept symbol costs the scan's tool (model.h sl_model_cost with
+ * t->charge): the name is passed only when it is NUL-terminated inside the
+ * string table. */
 static uint64_t sym_cost(const struct sl_session *s, const struct sl_table *t, const GElf_Sym *sym)
 {
 	size_t n = name_len(t, sym);
@@ -566,16 +760,19 @@ static uint64_t sym_cost(const struct sl_session *s, const struct sl_table *t, c
 
 	if (n && sym->st_name + n < t->strtab->d_size)
 		p = (const char *)t->strtab->d_buf + sym->st_name;
-	return sl_model_cost(s->model, p, n, s->dem_mode);
+	return sl_model_cost(t->charge, p, n, s->dem_mode);
 }
 
 static void budget_warn(struct sl_session *s, const struct sl_table *t)
 {
+	const struct sl_model *m = t->charge ? t->charge : s->charge;
+
 	if (atomic_exchange(&s->budget_warned, 1))
 		return;
 	sl_warnx("symlazy: symbol budget of %llu bytes (SYMLAZY_MAX_BYTES) exhausted while loading %s; "
-		 "its remaining symbols and those of later DSOs show as [unknown]; raise SYMLAZY_MAX_BYTES to keep more",
-		 (unsigned long long)s->cfg.max_bytes, t->st && t->st->path[0] ? t->st->path : "a DSO");
+		 "symbols it could not keep (%s's cost: %s) %s; raise SYMLAZY_MAX_BYTES to keep more",
+		 (unsigned long long)s->cfg.max_bytes, t->st && t->st->path[0] ? t->st->path : "a DSO",
+		 m->tool, m->name, m->unknown_shows ? m->unknown_shows : "show as [unknown]");
 }
 
 struct bp_ctx {
@@ -592,25 +789,99 @@ static int bp_get(void *ctx, uint32_t idx, struct bp_sym *out)
 		return -1;
 	out->value = sym.st_value;
 	out->size = sym.st_size;
-	out->candidate = sl_model_keeps(c->s->model, &sym);
+	out->name = NULL;
+	if (c->t->strtab && c->t->strtab->d_buf && sym.st_name < c->t->strtab->d_size &&
+	    memchr((const char *)c->t->strtab->d_buf + sym.st_name, '\0', c->t->strtab->d_size - sym.st_name))
+		out->name = (const char *)c->t->strtab->d_buf + sym.st_name;
+	out->candidate = sl_model_keeps_types(c->t->charge, &sym, c->t->types);
 	out->cost = out->candidate ? sym_cost(c->s, c->t, &sym) : 0;
 	return 0;
 }
 
-/* SL_BUDGET: charge the whole table now, find the cut (budgetplan.h). */
-static void plan_budget(struct sl_session *s, struct sl_table *t)
+static int plan_copy(struct budget_plan *dst, const struct budget_plan *src, uint32_t nsyms)
+{
+	*dst = *src;
+	dst->over = NULL;
+	dst->drop = NULL;
+	if (src->nover) {
+		dst->over = malloc(src->nover * sizeof(*dst->over));
+		if (!dst->over)
+			return -ENOMEM;
+		memcpy(dst->over, src->over, src->nover * sizeof(*dst->over));
+	}
+	if (src->drop) {
+		dst->drop = malloc((size_t)nsyms / 8 + 1);
+		if (!dst->drop) {
+			free(dst->over);
+			dst->over = NULL;
+			return -ENOMEM;
+		}
+		memcpy(dst->drop, src->drop, (size_t)nsyms / 8 + 1);
+	}
+	return 0;
+}
+
+/*
+ * SL_BUDGET: charge the whole table now with the tool's rules (budgetplan.h).
+ * A file is charged once per process: a tool that loads the same file again
+ * (bcc's ProcSyms for another PID of the same binary, bpftrace's per-address
+ * caches, perf top's reloads) gets the same symbols without a second charge,
+ * so the budget bounds the symbols of distinct files, and a tool that holds
+ * one copy per PID can hold up to one copy per PID of those (README).
+ */
+static void plan_budget(struct sl_session *s, struct sl_table *t, const struct sl_dso *d)
 {
 	struct bp_ctx c = { s, t };
+	struct sl_file_id id = { 0 };
+	struct sl_charged *ch = NULL;
+	int again = 0;
 
-	free(t->bp.over);
-	budget_plan_table(&s->budget, t->nsyms, bp_get, &c, &t->bp);
+	budget_plan_free(&t->bp);
+	if (d && d->have_st)
+		sl_file_id_from_stat(&id, &d->st);
+	if (id.valid) {
+		pthread_mutex_lock(&s->charged_lock);
+		for (ch = s->charged; ch; ch = ch->next) {
+			if (ch->table == t->table && ch->shndx == t->shndx && ch->nsyms == t->nsyms &&
+			    ch->model == t->charge && ch->types == t->types &&
+			    ch->id.dev == id.dev && ch->id.ino == id.ino && ch->id.size == id.size &&
+			    ch->id.mtime_sec == id.mtime_sec && ch->id.mtime_nsec == id.mtime_nsec)
+				break;
+		}
+		if (ch && plan_copy(&t->bp, &ch->plan, t->nsyms) == 0) {
+			t->bp.charged = 0;
+			again = 1;
+		}
+		pthread_mutex_unlock(&s->charged_lock);
+	}
+	if (!again) {
+		budget_plan_rules(&s->budget, t->nsyms, bp_get, &c, t->charge->budget_rules, &t->bp);
+		if (id.valid && (ch = calloc(1, sizeof(*ch))) != NULL) {
+			ch->id = id;
+			ch->table = t->table;
+			ch->shndx = t->shndx;
+			ch->nsyms = t->nsyms;
+			ch->model = t->charge;
+			ch->types = t->types;
+			if (plan_copy(&ch->plan, &t->bp, t->nsyms) == 0) {
+				pthread_mutex_lock(&s->charged_lock);
+				ch->next = s->charged;
+				s->charged = ch;
+				pthread_mutex_unlock(&s->charged_lock);
+			} else {
+				free(ch);
+			}
+		}
+	}
 	t->bp_cursor = 0;
 	if (t->st) {
 		t->st->passed += t->bp.passed;
 		t->st->dropped += t->bp.dropped;
 		t->st->bytes += t->bp.charged;
+		if (again)
+			snprintf(t->st->reason, sizeof(t->st->reason), "charged once per process: same file loaded again");
 	}
-	if (t->bp.cut < t->nsyms && t->bp.dropped)
+	if (t->bp.dropped)
 		budget_warn(s, t);
 }
 
@@ -622,7 +893,7 @@ static void set_stats_why(struct scan_stats *st, const struct sl_why *w)
 
 /* Start of a scan (idx 1 reached): pick the mode for it. */
 static void begin_scan(struct sl_session *s, struct sl_table *t, struct sl_dso *d, int site_in_tool,
-		       sl_sibling_fn sib, void *ctx)
+		       sl_sibling_fn sib, void *ctx, const struct sl_scan_ctx *sctx)
 {
 	const struct elf_ops *ops = s->ops;
 	struct scan_stats *st = calloc(1, sizeof(*st));
@@ -631,6 +902,9 @@ static void begin_scan(struct sl_session *s, struct sl_table *t, struct sl_dso *
 
 	t->mode = SL_EAGER;
 	t->st = st;
+	t->charge = sctx && sctx->model ? sctx->model : s->charge;
+	t->types = sctx ? sctx->types : 0;
+	t->keep = NULL;
 	if (st) {
 		st->table = t->table ? "dynsym" : "symtab";
 		st->mode = "eager";
@@ -680,7 +954,30 @@ static void begin_scan(struct sl_session *s, struct sl_table *t, struct sl_dso *
 			st->mode = "hidden";
 		return;
 	}
-	if (s->lazy_on) {
+	if (sctx && sctx->bcc) {
+		/* libbcc's scan: its own plan (bccplan.c) or eager; perf's lazy
+		 * plan models perf's lookup, not bcc's */
+		struct sl_file_id id = { 0 };
+
+		if (sctx->plan && d->have_st) {
+			sl_file_id_from_stat(&id, &d->st);
+			t->keep = sl_bcc_plan_keep(sctx->plan, &id, t->shndx);
+		}
+		if (t->keep) {
+			t->mode = SL_PLANNED;
+			if (st) {
+				st->mode = sctx->plan->lazy ? "lazy" : "budget";
+				if (sctx->plan->reused)
+					snprintf(st->reason, sizeof(st->reason),
+						 "charged once per process: same file loaded again");
+			}
+			return;
+		}
+		if (st && s->lazy_on) {
+			sl_why_set(&w, SL_R_BCC_SCAN, "a libbcc scan without a plan for this table");
+			set_stats_why(st, &w);
+		}
+	} else if (s->lazy_on) {
 		if (!d->plan_state)
 			sl_dso_plan(s, d, sib, ctx);
 		if (d->plan_mode == SL_LAZY) {
@@ -699,7 +996,7 @@ static void begin_scan(struct sl_session *s, struct sl_table *t, struct sl_dso *
 			st->mode = "budget";
 	}
 	if (t->mode == SL_BUDGET)
-		plan_budget(s, t);
+		plan_budget(s, t, d);
 }
 
 static void end_scan(struct sl_session *s, struct sl_table *t)
@@ -719,7 +1016,19 @@ void sl_table_filter(struct sl_session *s, struct sl_table *t, struct sl_dso *d,
 		     GElf_Sym *dst, Elf32_Word *xshndx, uintptr_t site, int site_in_tool,
 		     sl_sibling_fn sib, void *ctx)
 {
-	const struct sl_model *m = s->model;
+	sl_table_filter_ctx(s, t, d, ndx, dst, xshndx, site, site_in_tool, sib, ctx, NULL);
+}
+
+/* Would the scan's tool keep @sym (and so: is it charged / planned)? */
+static int keeps(const struct sl_table *t, const GElf_Sym *sym)
+{
+	return sl_model_keeps_types(t->charge, sym, t->types);
+}
+
+void sl_table_filter_ctx(struct sl_session *s, struct sl_table *t, struct sl_dso *d, int ndx,
+			 GElf_Sym *dst, Elf32_Word *xshndx, uintptr_t site, int site_in_tool,
+			 sl_sibling_fn sib, void *ctx, const struct sl_scan_ctx *sctx)
+{
 	enum scan_verdict v;
 
 	if (ndx < 0)
@@ -733,20 +1042,34 @@ void sl_table_filter(struct sl_session *s, struct sl_table *t, struct sl_dso *d,
 	if (v != SCAN_NEXT)
 		return;
 	if (ndx == 1)
-		begin_scan(s, t, d, site_in_tool, sib, ctx);
+		begin_scan(s, t, d, site_in_tool, sib, ctx, sctx);
+	if (!t->charge)
+		t->charge = s->charge;
 	if (t->st)
 		t->st->scanned++;
 	switch (t->mode) {
 	case SL_PASS:
 		break;
 	case SL_HIDE:
-		if (sl_model_keeps(m, dst) && t->st)
+		if (keeps(t, dst) && t->st)
 			t->st->dropped++;
 		null_sym(dst, xshndx);
 		break;
+	case SL_PLANNED:
+		if (!keeps(t, dst))
+			break;
+		if ((uint32_t)ndx < t->keep->nsyms && BIT_TEST(t->keep->keep, (uint32_t)ndx)) {
+			if (t->st)
+				t->st->passed++;
+		} else {
+			if (t->st)
+				t->st->dropped++;
+			null_sym(dst, xshndx);
+		}
+		break;
 	case SL_BUDGET:
-		if ((uint32_t)ndx >= t->bp.cut) {
-			if (sl_model_keeps(m, dst))
+		if (budget_plan_dropped(&t->bp, (uint32_t)ndx)) {
+			if (keeps(t, dst))
 				null_sym(dst, xshndx);
 			break;
 		}
@@ -760,7 +1083,7 @@ void sl_table_filter(struct sl_session *s, struct sl_table *t, struct sl_dso *d,
 			   BIT_TEST(d->keep[t->table], (uint32_t)ndx);
 
 		if (!keep) {
-			if (sl_model_keeps(m, dst) && t->st)
+			if (keeps(t, dst) && t->st)
 				t->st->dropped++;
 			null_sym(dst, xshndx);
 			break;
@@ -770,7 +1093,7 @@ void sl_table_filter(struct sl_session *s, struct sl_table *t, struct sl_dso *d,
 		__attribute__((fallthrough));
 	case SL_EAGER:
 		/* no budget and nobody reading the counters: nothing to do */
-		if ((!s->cfg.max_bytes && s->cfg.stats == STATS_OFF) || !sl_model_keeps(m, dst))
+		if ((!s->cfg.max_bytes && s->cfg.stats == STATS_OFF) || !keeps(t, dst))
 			break;
 		{
 			uint64_t cost = sym_cost(s, t, dst);

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include "budget.h"
+#include "bccsyms.h"
 #include "budgetplan.h"
 #include "config.h"
 #include "elfops.h"
@@ -39,12 +40,39 @@
 struct sl_model;
 struct sl_text_src;
 
-enum sl_mode { SL_EAGER = 0, SL_BUDGET, SL_LAZY, SL_HIDE, SL_PASS };
+enum sl_mode { SL_EAGER = 0, SL_BUDGET, SL_LAZY, SL_HIDE, SL_PASS, SL_PLANNED };
+
+/*
+ * What the shim knows about the scan a libelf call belongs to, beyond the
+ * call itself: libbcc scans run inside bcc_elf_foreach_sym[_lazy]
+ * (shim/wrappers_bcc.c), whose callback says who keeps the symbols.
+ */
+struct sl_scan_ctx {
+	const struct sl_model *model;   /* charge model of the scan (NULL: the tool's) */
+	uint32_t types;                 /* libbcc's use_symbol_type (0: none) */
+	int bcc;                        /* a libbcc scan: perf's lazy plan does not apply */
+	const struct sl_bcc_plan *plan; /* keep-sets made for this call, or NULL */
+};
+
+/* A file already planned under the budget in this process (charged once). */
+struct sl_charged {
+	struct sl_charged *next;
+	struct sl_file_id id;
+	int table;
+	uint32_t shndx, nsyms;          /* the section: a file may have two tables of one type */
+	const struct sl_model *model;
+	uint32_t types;
+	struct budget_plan plan;        /* owns its arrays */
+};
 
 struct sl_session {
 	struct symlazy_config cfg;
 	const struct elf_ops *ops;
 	const struct sl_model *model;    /* rules of the running tool (perf 6.1 if unknown) */
+	const struct sl_model *charge;   /* what the tool's own scans cost (sl_charge_model;
+					  * for perf the model of its version, s->model,
+					  * but perf probe's own) */
+	int tool;                        /* enum sl_tool (tool.h) */
 	int is_perf;                     /* the process is perf (exact name, tool.h) */
 	int drop_preload;                /* remove us from LD_PRELOAD for the tool's children */
 	int dem_mode;                    /* how the tool demangles: SYMIDX_DEM_* */
@@ -68,6 +96,14 @@ struct sl_session {
 	pthread_mutex_t text_lock;
 	struct sl_text_src *texts;
 	struct text_stats *text_stats_head, **text_stats_tail;
+	const char *(*getenv_fn)(const char *name);
+	/* libbcc's symcache answered from shared indexes (bccsyms.h) */
+	struct sl_bcc_registry bcc;
+	_Atomic uint64_t bcc_answered, bcc_delegated, bcc_caches;
+	/* budget: each file is charged once per process (struct sl_charged) */
+	pthread_mutex_t charged_lock;
+	struct sl_charged *charged;
+	uint8_t *addrs_warned;           /* per SYMLAZY_ADDRS DSO: outside-range warning given */
 };
 
 /*
@@ -103,6 +139,13 @@ Elf_Cmd sl_session_begin_cmd(const struct sl_session *s, int fd, Elf_Cmd cmd, El
  * same policy (private, same mount namespace), or -1. Thread-safe.
  */
 int sl_session_cache_fd(struct sl_session *s);
+
+/*
+ * sl_session_bcc_answers - may libbcc's symcache calls made through the PLT
+ * (bpftrace, C/C++ tools) be answered from the index (bccsyms.h)? Yes unless
+ * SYMLAZY_BCC=0 or SYMLAZY_HIDE_ALL (the floor: no user symbols at all).
+ */
+int sl_session_bcc_answers(const struct sl_session *s);
 
 /* sl_session_report - write the stats (SYMLAZY_STATS) now; call at exit. */
 void sl_session_report(struct sl_session *s);
@@ -198,6 +241,10 @@ struct sl_table {
 	struct scan_stats *st;       /* of the current scan */
 	struct budget_plan bp;       /* SL_BUDGET: cut and zero-size overrides */
 	uint32_t bp_cursor;
+	uint32_t shndx;              /* its section index (set by the shim; 0 unknown) */
+	const struct sl_model *charge; /* of the current scan */
+	uint32_t types;              /* libbcc use_symbol_type of the current scan */
+	const struct sl_bcc_keep *keep; /* SL_PLANNED: the keep-set (owned by the plan) */
 };
 
 /* sl_table_init - from the section header of a symbol table; 0, or -EINVAL
@@ -228,5 +275,20 @@ void sl_table_filter(struct sl_session *s, struct sl_table *t, struct sl_dso *d,
  * further call: its remaining reads are the tool's alone.
  */
 int sl_table_watching(const struct sl_session *s, const struct sl_table *t);
+/* sl_table_filter_ctx - the same for a call made inside a scan the shim
+ * knows more about (@sctx may be NULL = sl_table_filter). */
+void sl_table_filter_ctx(struct sl_session *s, struct sl_table *t, struct sl_dso *d, int ndx,
+			 GElf_Sym *dst, Elf32_Word *xshndx, uintptr_t site, int site_in_tool,
+			 sl_sibling_fn sib, void *ctx, const struct sl_scan_ctx *sctx);
+
+/*
+ * sl_session_bcc_plan - the plan for one bcc_elf_foreach_sym[_lazy](@path,
+ * @opt) call (bccplan.c): with SYMLAZY_ADDRS listing the module's build-id,
+ * the keep-set of its addresses; under a budget, the budget plan, charged at
+ * @m's cost once per file and process. 1 with *@out filled (free with
+ * sl_bcc_plan_free), 0 when the scans run as they would (eager).
+ */
+int sl_session_bcc_plan(struct sl_session *s, const char *path, const struct sl_bcc_option *opt,
+			const struct sl_model *m, struct sl_bcc_plan *out);
 
 #endif

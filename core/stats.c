@@ -54,6 +54,12 @@ int stats_write_json(FILE *f, const struct stats_totals *t, const struct scan_st
 			(unsigned long long)t->dwfl_answered, (unsigned long long)t->dwfl_library,
 			(unsigned long long)t->dwfl_built, (unsigned long long)t->dwfl_cached,
 			(unsigned long long)t->dwfl_unmodelable);
+	if (t->bcc_caches)
+		fprintf(f, ",\"bcc\":{\"caches\":%llu,\"answered\":%llu,\"delegated\":%llu,"
+			"\"indexes_built\":%llu,\"indexes_reused\":%llu}",
+			(unsigned long long)t->bcc_caches, (unsigned long long)t->bcc_answered,
+			(unsigned long long)t->bcc_delegated, (unsigned long long)t->bcc_built,
+			(unsigned long long)t->bcc_reused);
 	fprintf(f, ",\"totals\":{\"scanned\":%llu,\"passed\":%llu,\"dropped\":%llu,\"bytes\":%llu},\"dsos\":[",
 		(unsigned long long)sc, (unsigned long long)pa, (unsigned long long)dr, (unsigned long long)by);
 	for (s = list; s; s = s->next) {

@@ -57,6 +57,9 @@ struct stats_totals {
 	/* Added (issue 11) */
 	uint64_t kernel_addrs, jit_dsos;
 	const struct text_stats *texts;
+	/* libbcc symcache answers (bccsyms.h): from the index, by the real libbcc,
+	 * caches tracked, indexes built and reused */
+	uint64_t bcc_answered, bcc_delegated, bcc_caches, bcc_built, bcc_reused;
 };
 
 /* stats_write_json - one JSON object (see README "Stats"). Returns 0 or -errno. */

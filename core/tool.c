@@ -18,6 +18,12 @@ enum sl_tool sl_tool_from_exe(const char *path)
 		return SL_TOOL_OTHER;
 	base = strrchr(path, '/');
 	base = base ? base + 1 : path;
+	if (!strcmp(base, "bpftrace"))
+		return SL_TOOL_BPFTRACE;
+	if (!strcmp(base, "uftrace"))
+		return SL_TOOL_UFTRACE;
+	if (!strcmp(base, "eu-nm") || !strcmp(base, "eu-readelf") || !strcmp(base, "eu-objdump"))
+		return SL_TOOL_LISTER;
 	if (strncmp(base, "perf", 4))
 		return SL_TOOL_OTHER;
 	v = base + 4;
@@ -37,6 +43,23 @@ enum sl_tool sl_tool_self(void)
 		return SL_TOOL_OTHER;
 	exe[n] = '\0';
 	return sl_tool_from_exe(exe);
+}
+
+const struct sl_model *sl_charge_model(enum sl_tool tool, int argc, char *const argv[])
+{
+	switch (tool) {
+	case SL_TOOL_PERF: {
+		int sub = argc > 0 && argv ? perf61_subcommand(argc, argv) : -1;
+
+		return sub > 0 && !strcmp(argv[sub], "probe") ? &sl_model_perf61_probe : &sl_model_perf61;
+	}
+	case SL_TOOL_BPFTRACE:
+		return &sl_model_bpftrace017;
+	case SL_TOOL_UFTRACE:
+		return &sl_model_uftrace013;
+	default:
+		return &sl_model_other;
+	}
 }
 
 /* Models per tool, newest first; the first is the default for LAZY=on

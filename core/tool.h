@@ -13,7 +13,8 @@
 struct sl_model;
 
 /* Tools symlazy knows by executable name. */
-enum sl_tool { SL_TOOL_OTHER = 0, SL_TOOL_PERF };
+enum sl_tool { SL_TOOL_OTHER = 0, SL_TOOL_PERF, SL_TOOL_BPFTRACE, SL_TOOL_UFTRACE,
+	       SL_TOOL_LISTER };
 
 /*
  * sl_tool_from_exe - the tool an executable path names, by its basename
@@ -21,7 +22,10 @@ enum sl_tool { SL_TOOL_OTHER = 0, SL_TOOL_PERF };
  * ("perf_6.1" on Debian, where /usr/bin/perf is a wrapper script that execs
  * /usr/bin/perf_<version>; "perf-6.1"): "perf" followed by nothing or by
  * '_'/'-' and a version made of digits and dots. "perfetto", "perf.sh",
- * "perf-tool" are not perf. NULL or "" -> SL_TOOL_OTHER.
+ * "perf-tool" are not perf. "bpftrace" -> SL_TOOL_BPFTRACE, "uftrace" ->
+ * SL_TOOL_UFTRACE; the elfutils listers that print every symbol ("eu-nm",
+ * "eu-readelf", "eu-objdump") -> SL_TOOL_LISTER. Exact basenames only.
+ * NULL or "" -> SL_TOOL_OTHER.
  */
 enum sl_tool sl_tool_from_exe(const char *path);
 
@@ -45,6 +49,16 @@ const struct sl_model *sl_model_for_self_version(enum sl_tool tool, const struct
 						 char *version, size_t n);
 /* sl_models_for_tool - the models of @tool, newest first (*@models); count. */
 size_t sl_models_for_tool(enum sl_tool tool, const struct sl_model *const **models);
+
+/*
+ * sl_charge_model - the model whose costs and budget rules apply to the
+ * scans @tool makes itself (libbcc's scans get libbcc's model from the
+ * shim): perf 6.1 (the session replaces it with the model of the perf
+ * version it found, core/session.c), `perf probe` (subcommand after perf's
+ * global options), bpftrace 0.17, uftrace 0.13, else the conservative
+ * model_other.c. @argc/@argv may be 0/NULL (then perf's default).
+ */
+const struct sl_model *sl_charge_model(enum sl_tool tool, int argc, char *const argv[]);
 
 /*
  * sl_cmdline_read - read a NUL-separated command line (/proc/PID/cmdline

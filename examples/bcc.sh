@@ -1,8 +1,11 @@
 #!/bin/sh
 # bcc.sh PID [ADDR...] - bcc symbolization under libsymlazy.so.
 # bcc reads ELF symbol tables through libelf too (libbcc -> libelf.so.1), so
-# the shim bounds it the same way: mmap'ed tables always, and with
-# SYMLAZY_MAX_BYTES a hard cap (lazy mode is perf.data-only, off here).
+# the shim bounds it the same way: mmap'ed tables always, with
+# SYMLAZY_MAX_BYTES a cap at libbcc's own cost per symbol (a binary loaded for
+# many PIDs is charged once), with SYMLAZY_ADDRS (file offsets) lazy mode.
+# Python reaches libbcc through ctypes, so BPF.sym is answered by libbcc
+# itself; bpftrace and C/C++ tools get libbcc's symcache from symlazy's index.
 #   sh examples/bcc.sh 1234 0x55d0c0de1130     # resolve addresses with BPF.sym()
 #   sh examples/bcc.sh 1234                    # profile-bpfcc for 5 s (needs kernel headers)
 SO=${SYMLAZY_SO:-$(cd "$(dirname "$0")/.." && pwd)/build/libsymlazy.so}

@@ -31,6 +31,12 @@ ASAN_RT       = $(CLANG_RTDIR)/libclang_rt.asan-x86_64.so
 TSAN_RT       = $(CLANG_RTDIR)/libclang_rt.tsan-x86_64.so
 
 SAN_SO_SRC   := $(SHIM_SRC) $(CORE_SRC)
+# core/bccsort.cc (libstdc++'s std::sort, no runtime library needed) next to the C sources
+CLANGXX      ?= clang++
+SAN_CXXFLAGS := -O1 -g -fno-omit-frame-pointer -std=gnu++17 -fPIC -fno-exceptions -fno-rtti -Icore
+# after -fsanitize=undefined: its C++-only checks need libstdc++'s type_info
+SAN_CXX_NO   := -fno-sanitize=function,vptr
+SAN_OBJ       = $(patsubst %.cc,$(B)/$(1)/obj/%.o,$(patsubst %.c,$(B)/$(1)/obj/%.o,$(2)))
 # core/symindex.c demangles with libiberty, as the main Makefile links it
 SAN_LIBS     := -liberty $(LIBS)
 SAN_PROGS    := test_threads
@@ -51,11 +57,19 @@ $(B)/tsan/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(SAN_CFLAGS) $(TSAN_SAN) $(SO_FLAGS) -c $< -o $@
 
+$(B)/asan/obj/%.o: %.cc $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CLANGXX) $(SAN_CXXFLAGS) $(ASAN_SAN) $(SAN_CXX_NO) $(SO_FLAGS) -c $< -o $@
+
+$(B)/tsan/obj/%.o: %.cc $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CLANGXX) $(SAN_CXXFLAGS) $(TSAN_SAN) $(SO_FLAGS) -c $< -o $@
+
 # No -z defs: the __asan_/__tsan_ symbols come from the runtime in the host.
-$(B)/asan/libsymlazy.so: $(patsubst %.c,$(B)/asan/obj/%.o,$(SAN_SO_SRC))
+$(B)/asan/libsymlazy.so: $(call SAN_OBJ,asan,$(SAN_SO_SRC))
 	$(CLANG) -shared $(ASAN_SAN) -Wl,-z,now -Wl,--exclude-libs,ALL -o $@ $^ $(SAN_LIBS)
 
-$(B)/tsan/libsymlazy.so: $(patsubst %.c,$(B)/tsan/obj/%.o,$(SAN_SO_SRC))
+$(B)/tsan/libsymlazy.so: $(call SAN_OBJ,tsan,$(SAN_SO_SRC))
 	$(CLANG) -shared $(TSAN_SAN) -Wl,-z,now -Wl,--exclude-libs,ALL -o $@ $^ $(SAN_LIBS)
 
 $(B)/asan/test_threads: tests/unit/test_threads.c
@@ -75,7 +89,11 @@ $(B)/fuzz/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(SAN_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c $< -o $@
 
-FUZZ_INDEX_OBJ := $(patsubst %.c,$(B)/fuzz/obj/%.o,$(CORE_SRC) core/elfops_direct.c)
+$(B)/fuzz/obj/%.o: %.cc $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CLANGXX) $(SAN_CXXFLAGS) $(FUZZ_SAN) $(SAN_CXX_NO) -fsanitize=fuzzer-no-link -c $< -o $@
+
+FUZZ_INDEX_OBJ := $(call SAN_OBJ,fuzz,$(CORE_SRC) core/elfops_direct.c)
 
 $(B)/fuzz/obj/fuzz/cache_elf.o: fuzz/cache_elf.S fuzz/seeds/symindex/small.so
 	@mkdir -p $(dir $@)

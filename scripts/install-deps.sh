@@ -1,7 +1,7 @@
 #!/bin/sh
 # Install the Debian packages symlazy needs to build and test, when missing.
 # Root only; otherwise just report what is missing.
-PKGS="build-essential libiberty-dev libelf-dev libdw-dev libunwind-dev uthash-dev libcmocka-dev libzstd-dev pkg-config linux-perf elfutils bpfcc-tools python3-bpfcc python3 binutils clang libclang-rt-14-dev musl-tools hotspot"
+PKGS="build-essential libiberty-dev libelf-dev libdw-dev libunwind-dev uthash-dev libcmocka-dev libzstd-dev pkg-config linux-perf elfutils bpfcc-tools python3-bpfcc bpftrace uftrace python3 binutils clang libclang-rt-14-dev musl-tools hotspot"
 # perf 6.12 for tests/integration/perf612.sh (scripts/build-perf612.sh builds
 # it from the source package; optional: not every archive has it)
 PKGS_PERF612="linux-source-6.12 libdw-dev libslang2-dev libperl-dev python3-dev libcap-dev libnuma-dev libbabeltrace-dev systemtap-sdt-dev libtraceevent-dev flex bison xz-utils"

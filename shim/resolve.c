@@ -24,6 +24,7 @@ extern void *dlvsym(void *, const char *, const char *) __attribute__((weak));
 struct elf_ops real_ops = { .gelf_getsym = shim_stub_getsym };
 struct shim_real real_x = { .gelf_getsymshndx = shim_stub_getsymshndx };
 struct shim_real_dw real_dw;
+struct shim_bcc_real real_bcc;
 
 struct real_fn {
 	const char *name, *version;
@@ -32,6 +33,7 @@ struct real_fn {
 
 struct real_lib {
 	const char *soname;
+	const char *alt_soname;     /* tried with RTLD_NOLOAD when soname is not loaded */
 	int required;
 	const struct real_fn *fns;
 	size_t nfns;
@@ -85,11 +87,26 @@ static const struct real_fn libc64_fns[] = {
 };
 #undef C
 
+/* libbcc (optional): bpftrace links libbcc_bpf.so.0, C/C++ tools libbcc.so.0;
+ * both define these (bcc 0.26 src/cc/bcc_syms.cc, bcc_elf.c). */
+#define B(field, name) { name, NULL, (void **)&real_bcc.field }
+static const struct real_fn libbcc_fns[] = {
+	B(symcache_new, "bcc_symcache_new"), B(free_symcache, "bcc_free_symcache"),
+	B(symcache_resolve, "bcc_symcache_resolve"),
+	B(symcache_resolve_no_demangle, "bcc_symcache_resolve_no_demangle"),
+	B(symcache_resolve_name, "bcc_symcache_resolve_name"),
+	B(symcache_refresh, "bcc_symcache_refresh"),
+	B(elf_foreach_sym, "bcc_elf_foreach_sym"), B(elf_foreach_sym_lazy, "bcc_elf_foreach_sym_lazy"),
+};
+#undef B
+
 static const struct real_lib libs[] = {
-	[SHIM_LIB_ELF] = { "libelf.so.1", 1, libelf_fns, sizeof(libelf_fns) / sizeof(libelf_fns[0]) },
-	[SHIM_LIB_DW] = { "libdw.so.1", 0, libdw_fns, sizeof(libdw_fns) / sizeof(libdw_fns[0]) },
-	[SHIM_LIB_C] = { "libc.so.6", 0, libc_fns, sizeof(libc_fns) / sizeof(libc_fns[0]) },
-	[SHIM_LIB_C64] = { "libc.so.6", 0, libc64_fns, sizeof(libc64_fns) / sizeof(libc64_fns[0]) },
+	[SHIM_LIB_ELF] = { "libelf.so.1", NULL, 1, libelf_fns, sizeof(libelf_fns) / sizeof(libelf_fns[0]) },
+	[SHIM_LIB_DW] = { "libdw.so.1", NULL, 0, libdw_fns, sizeof(libdw_fns) / sizeof(libdw_fns[0]) },
+	[SHIM_LIB_C] = { "libc.so.6", NULL, 0, libc_fns, sizeof(libc_fns) / sizeof(libc_fns[0]) },
+	[SHIM_LIB_C64] = { "libc.so.6", NULL, 0, libc64_fns, sizeof(libc64_fns) / sizeof(libc64_fns[0]) },
+	[SHIM_LIB_BCC] = { "libbcc.so.0", "libbcc_bpf.so.0", 0, libbcc_fns,
+			   sizeof(libbcc_fns) / sizeof(libbcc_fns[0]) },
 };
 
 static int lib_ok[SHIM_LIB__COUNT];
@@ -119,6 +136,8 @@ static int resolve_lib(const struct real_lib *l)
 		if (!p) {
 			if (!tried) {
 				handle = dlopen(l->soname, RTLD_LAZY | RTLD_NOLOAD);
+				if (!handle && l->alt_soname)
+					handle = dlopen(l->alt_soname, RTLD_LAZY | RTLD_NOLOAD);
 				tried = 1;
 			}
 			p = handle ? find_in(handle, f->name, f->version) : NULL;

@@ -37,9 +37,24 @@ struct shim_real_dw {
 	const char *(*version)(void *);
 };
 
+/* Real libbcc entry points (libbcc.so.0 or libbcc_bpf.so.0, bcc 0.26
+ * src/cc/bcc_syms.h, bcc_elf.h); struct bcc_symbol(_option) are
+ * struct sl_bcc_symbol / sl_bcc_option (core/bccsyms.h). */
+struct shim_bcc_real {
+	void *(*symcache_new)(int pid, void *option);
+	void (*free_symcache)(void *cache, int pid);
+	int (*symcache_resolve)(void *cache, uint64_t addr, void *sym);
+	int (*symcache_resolve_no_demangle)(void *cache, uint64_t addr, void *sym);
+	int (*symcache_resolve_name)(void *cache, const char *module, const char *name, uint64_t *addr);
+	void (*symcache_refresh)(void *cache);
+	int (*elf_foreach_sym)(const char *path, void *cb, void *option, void *payload);
+	int (*elf_foreach_sym_lazy)(const char *path, void *cb, void *option, void *payload);
+};
+
 extern struct elf_ops real_ops __attribute__((visibility("hidden")));
 extern struct shim_real real_x __attribute__((visibility("hidden")));
 extern struct shim_real_dw real_dw __attribute__((visibility("hidden")));
+extern struct shim_bcc_real real_bcc __attribute__((visibility("hidden")));
 
 /* Added (issue 11): real libc functions behind wrappers_libc.c. The LFS and
  * fortify names are glibc's; where they are absent (musl) the wrappers use
@@ -63,7 +78,7 @@ extern struct shim_real_libc real_c;
 extern struct shim_real_libc64 real_c64;
 
 /* Libraries whose functions we wrap (resolve.c). */
-enum shim_lib { SHIM_LIB_ELF = 0, SHIM_LIB_DW, SHIM_LIB_C, SHIM_LIB_C64, SHIM_LIB__COUNT };
+enum shim_lib { SHIM_LIB_ELF = 0, SHIM_LIB_DW, SHIM_LIB_C, SHIM_LIB_C64, SHIM_LIB_BCC, SHIM_LIB__COUNT };
 
 /* shim_resolve_libc - resolve the two libc tables once (any thread, any
  * time, also before the constructor); 1 if the plain functions were found. */
@@ -80,7 +95,8 @@ int shim_resolve(void);
 /* shim_lib_ok - were all of @lib's functions found? */
 int shim_lib_ok(enum shim_lib lib);
 /* shim_lib_retry - look an optional library up again (it may have been
- * loaded after set-up, e.g. dlopen'ed by a plugin); 1 if it is now whole. */
+ * loaded after set-up: dlopen'ed by a plugin, Python's ctypes); 1 if it is
+ * now whole. */
 int shim_lib_retry(enum shim_lib lib);
 
 /* shim_ready - resolve real libelf once (pthread_once) and finish lazy setup.
@@ -138,5 +154,28 @@ void shim_dwfl_forget_elf(Elf *elf);
 /* Set while symlazy itself reads symbols through libdw (dwfl.c): the scan
  * filter never applies to those reads. */
 extern __thread int shim_in_core __attribute__((tls_model("initial-exec")));
+
+/* One bcc_elf_foreach_sym[_lazy] call in progress (bcc_state.c): its scan
+ * context, installed for the calling thread until shim_bcc_scan_end. */
+#include "session.h"
+struct shim_bcc_scan {
+	struct sl_scan_ctx ctx;
+	struct sl_bcc_plan plan;
+	int have_plan, active;
+	const struct sl_scan_ctx *prev;
+};
+void shim_bcc_scan_begin(struct shim_bcc_scan *sc, const char *path, void *cb, void *option,
+			 int lazy, uintptr_t site);
+void shim_bcc_scan_end(struct shim_bcc_scan *sc);
+/* the scan context of the calling thread, or NULL */
+const struct sl_scan_ctx *shim_scan_ctx(void);
+/* is @site inside the tool's executable? (state.c) */
+int shim_site_in_exe(uintptr_t site);
+/* libbcc symcache hooks (bcc_state.c): track a real cache, answer from the
+ * index (SL_BCC_* of core/bccsyms.h; SL_BCC_DELEGATE = ask the real one). */
+void shim_bcc_track(void *cache, int pid, const void *option);
+void shim_bcc_forget(void *cache);
+void shim_bcc_refresh(void *cache);
+int shim_bcc_resolve(void *cache, uint64_t addr, void *sym, int demangle);
 
 #endif

@@ -126,6 +126,11 @@ static int site_in_exe(uintptr_t site)
 	return 0;
 }
 
+int shim_site_in_exe(uintptr_t site)
+{
+	return shim_ready() && site_in_exe(site);
+}
+
 static void setup_inner(void);
 
 static void report_stats(void)
@@ -183,7 +188,7 @@ int shim_active(void)
 
 struct sl_session *shim_session(void)
 {
-	return &P.core;
+	return shim_ready() && !P.inert ? &P.core : NULL;
 }
 
 int shim_elf_identity(void *ctx, Elf *elf, struct sl_file_id *id)
@@ -319,6 +324,7 @@ void shim_track_data(Elf_Scn *scn, Elf_Data *data)
 		free(d);
 		return;
 	}
+	d->tab.shndx = (uint32_t)real_ops.elf_ndxscn(scn);
 	d->data = data;
 	pthread_rwlock_wrlock(&P.lock);
 	owner = owner_of(scn);
@@ -448,8 +454,8 @@ void shim_filter_sym(Elf_Data *data, int ndx, GElf_Sym *dst, Elf32_Word *xshndx,
 		tcache.gen = gen;
 	}
 	if (d && ndx >= 0) {
-		sl_table_filter(&P.core, &d->tab, e ? &e->dso : NULL, ndx, dst, xshndx, site,
-				site_in_exe(site), sibling_layout, NULL);
+		sl_table_filter_ctx(&P.core, &d->tab, e ? &e->dso : NULL, ndx, dst, xshndx, site,
+				    site_in_exe(site), sibling_layout, NULL, shim_scan_ctx());
 		arm(data, &d->tab);
 	}
 	errno = saved;

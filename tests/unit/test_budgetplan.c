@@ -11,13 +11,13 @@
 /* index: 0 null, 1 f0 @0x100 size 16, 2 z1 @0x110 size 0, 3 f2 @0x120 size 16,
  *        4 (not a candidate), 5 z4 @0x140 size 0, 6 f5 @0x150 size 16 */
 static const struct bp_sym table[] = {
-	{ 0, 0, 0, 0 },
-	{ 0x100, 16, 10, 1 },
-	{ 0x110, 0, 10, 1 },
-	{ 0x120, 16, 10, 1 },
-	{ 0x130, 8, 10, 0 },
-	{ 0x140, 0, 10, 1 },
-	{ 0x150, 16, 10, 1 },
+	{ 0, 0, 0, 0, NULL },
+	{ 0x100, 16, 10, 1, NULL },
+	{ 0x110, 0, 10, 1, NULL },
+	{ 0x120, 16, 10, 1, NULL },
+	{ 0x130, 8, 10, 0, NULL },
+	{ 0x140, 0, 10, 1, NULL },
+	{ 0x150, 16, 10, 1, NULL },
 };
 
 static int get(void *ctx, uint32_t idx, struct bp_sym *out)
