@@ -104,6 +104,7 @@ static int lazy_target(struct sl_session *s, char *input, size_t n, struct sl_wh
 		return 0;
 	}
 	s->dem_mode = inv.demangle;
+	s->annotate = inv.annotate;
 	if (inv.symfs)
 		snprintf(s->symfs, sizeof(s->symfs), "%s", inv.symfs);
 	if (inv.kallsyms)        /* issue 11 */
@@ -701,6 +702,17 @@ void sl_dso_plan(struct sl_session *s, struct sl_dso *d, sl_sibling_fn sib, void
 		goto out;
 	}
 	why[0] = '\0';
+	if (idx.abort_pass && s->annotate) {
+		/* perf annotate counts a sample into the symbol object of the
+		 * hist entry (builtin-annotate.c evsel__add_sample ->
+		 * hist_entry__inc_addr_samples), and after an aborted pass
+		 * same-start duplicates stay in perf's tree: a reduced table
+		 * was seen to change the count by one sample (corpus
+		 * abort-alias), so annotate gets the full table */
+		sl_why_set(&d->why, SL_R_UNMODELABLE, "perf annotate of a DSO whose %s pass perf aborts",
+			   idx.abort_pass == SYMIDX_ABORT_SYMTAB ? ".symtab" : ".dynsym");
+		goto out;
+	}
 	r = symindex_plan(&idx, &lay, &src, dso->addrs, dso->nr_addrs, d->keep[0], d->keep[1],
 			  &d->kept_groups, why, sizeof(why));
 	if (r == 0)

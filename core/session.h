@@ -76,6 +76,7 @@ struct sl_session {
 	int is_perf;                     /* the process is perf (exact name, tool.h) */
 	int drop_preload;                /* remove us from LD_PRELOAD for the tool's children */
 	int dem_mode;                    /* how the tool demangles: SYMIDX_DEM_* */
+	int annotate;                    /* the tool is perf annotate */
 	struct budget budget;
 	atomic_int budget_warned;
 	struct pd_result addrs;          /* lookup addresses per DSO */
