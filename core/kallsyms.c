@@ -240,6 +240,45 @@ static int cmp_ent(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
+static int ent_less(const struct ent *x, const struct ent *y)
+{
+	return cmp_ent(x, y) < 0;
+}
+
+/* Sort by (start, off) in place: nothing when the text is already in address
+ * order (the kernel's part of /proc/kallsyms is), else a heap sort - qsort()
+ * would allocate a second array as large as k->e (glibc msort), which was
+ * the largest allocation of a small profile's whole perf run. */
+static void sort_ents(struct ent *e, size_t n)
+{
+	size_t i, start, end, root, child;
+	struct ent t;
+
+	for (i = 1; i < n && !ent_less(&e[i], &e[i - 1]); i++)
+		;
+	if (i >= n)
+		return;
+	for (start = n / 2; start-- > 0;) {
+		for (root = start; (child = 2 * root + 1) < n; root = child) {
+			if (child + 1 < n && ent_less(&e[child], &e[child + 1]))
+				child++;
+			if (!ent_less(&e[root], &e[child]))
+				break;
+			t = e[root], e[root] = e[child], e[child] = t;
+		}
+	}
+	for (end = n; end-- > 1;) {
+		t = e[0], e[0] = e[end], e[end] = t;
+		for (root = 0; (child = 2 * root + 1) < end; root = child) {
+			if (child + 1 < end && ent_less(&e[child], &e[child + 1]))
+				child++;
+			if (!ent_less(&e[root], &e[child]))
+				break;
+			t = e[root], e[root] = e[child], e[child] = t;
+		}
+	}
+}
+
 /* Parse the whole text into k->e; sets @why and returns 1 when the model
  * does not apply, 0 when it does, -ENOMEM. */
 static int collect(struct ks *k, struct ks_result *res)
@@ -335,8 +374,7 @@ next:
 		sl_why_set(&res->why, SL_R_KS_NO_REF, "%s", k->f->ref_name);
 		return 1;
 	}
-	if (k->ne > 1)
-		qsort(k->e, k->ne, sizeof(*k->e), cmp_ent);
+	sort_ents(k->e, k->ne);
 	return 0;
 }
 

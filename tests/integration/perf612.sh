@@ -91,7 +91,13 @@ cmp_run() {
 	LD_PRELOAD=$SO:$FIXT SYMLAZY_STATS=$_j SYMLAZY_CACHE_DIR=$T/cache "$PERF612" "$@" \
 		>"$T/out/$_n.shim" 2>"$T/out/$_n.shim.err"
 	_rl=$?
-	if [ ! -s "$T/out/$_n.stock" ]; then
+	if [ ! -s "$T/out/$_n.stock" ] && [ "$_rs" -ge 128 ] && [ "$_rs" = "$_rl" ] &&
+		cmp -s "$T/out/$_n.stock" "$T/out/$_n.shim"; then
+		# perf's own crash on this recording (seen: 6.12.117 perf annotate,
+		# SIGSEGV in __map__kmap <- map__rip_2objdump): nothing to compare
+		skip "$_n: stock perf crashed (exit $_rs) on this recording, and the shim's run the same way: perf $*"
+		return 0
+	elif [ ! -s "$T/out/$_n.stock" ]; then
 		fail "$_n: stock perf printed nothing (exit $_rs): perf $*"
 		sed -n 1,3p "$T/out/$_n.stock.err"
 	elif [ "$_rs" != "$_rl" ]; then
