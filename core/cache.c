@@ -116,7 +116,7 @@ int sl_cache_validate(const void *map, size_t size, uint64_t key, const struct s
 	    (h->unmodelable && h->abort_pass) ||
 	    (h->abort_pass && h->abort_idx >= (h->abort_pass == SYMIDX_ABORT_SYMTAB ? nsym : ndyn)))
 		return -EINVAL;
-	if (symindex_checksum((const char *)map + sizeof(*h), size - sizeof(*h)) != h->checksum)
+	if (symidx_file_checksum(h, (const char *)map + sizeof(*h), size - sizeof(*h)) != h->checksum)
 		return -EINVAL;
 	e = (const void *)(h + 1);
 	g = (const void *)(e + h->nentries);

@@ -9,7 +9,9 @@
  *   struct symidx_entry entries[nentries] (symindex.h)
  *   struct symidx_group groups[ngroups]   (symindex.h)
  *
- * checksum = symindex_checksum() of everything after the header.
+ * checksum = symindex_checksum() of everything after the header, mixed
+ * with the header fields no structural check can verify (unmodelable,
+ * abort_pass, abort_idx): symidx_file_checksum() below.
  */
 #ifndef SYMLAZY_INDEX_FORMAT_H
 #define SYMLAZY_INDEX_FORMAT_H
@@ -34,5 +36,17 @@ struct symidx_hdr {
 	unsigned char build_id[20];
 	uint32_t build_id_len;
 };
+
+uint64_t symindex_checksum(const void *p, size_t n);
+
+/* The stored checksum of an index file: the payload's, with the header
+ * fields that change perf's answers and no bound can check (a flipped
+ * abort_pass would replay another load) folded in. */
+static inline uint64_t symidx_file_checksum(const struct symidx_hdr *h, const void *payload, size_t n)
+{
+	uint32_t f[3] = { h->unmodelable, h->abort_pass, h->abort_idx };
+
+	return symindex_checksum(payload, n) ^ (symindex_checksum(f, sizeof(f)) * 0x9e3779b97f4a7c15ull);
+}
 
 #endif

@@ -319,6 +319,8 @@ static int classify(const struct sl_lookup *l, uint64_t a, uint32_t *g)
 	uint32_t p;
 	const struct symidx_group *T;
 
+	if (idx->abort_pass)
+		return -1;      /* an aborted pass: duplicates and unfixed ends, the tree decides */
 	if (in_plt(&l->lay, a, a))
 		return -1;
 	p = pred_group(idx, a);

@@ -648,6 +648,53 @@ const struct pd_dso *sl_dso_match_file(const struct pd_result *res, const char *
 	return NULL;
 }
 
+/*
+ * Under a budget, a lazy keep-set is charged whole, once, when it is made:
+ * the symbols of a kept group only answer as perf's full load does all
+ * together (same-start aliases: symbols__fixup_duplicate's choice; the
+ * symbol an aborted pass stops at), so a budget that ran out in the middle
+ * of the set would make perf print another alias or let a pass run on. If
+ * the whole set does not fit, the DSO shows perf no symbol at all (every
+ * address of it unknown: what a budget may cost, never a wrong name).
+ * Cost per symbol: the tool's model (sl_model_cost), as for eager scans.
+ */
+static void charge_keep_set(struct sl_session *s, struct sl_dso *d, const struct symidx_src *src)
+{
+	const struct sl_model *m = s->charge ? s->charge : s->model;
+	uint64_t cost = 0;
+	unsigned t;
+	uint32_t i;
+
+	for (t = 0; t < 2; t++) {
+		Elf_Data *tab = t ? src->dynsym : src->symtab, *str = t ? src->dynsym_str : src->symtab_str;
+
+		for (i = 0; tab && i < d->nkeep[t]; i++) {
+			GElf_Sym sym;
+			const char *p = "";
+			size_t n = 0;
+
+			if (!BIT_TEST(d->keep[t], i) || !s->ops->gelf_getsym(tab, (int)i, &sym))
+				continue;
+			if (str && str->d_buf && sym.st_name < str->d_size) {
+				p = (const char *)str->d_buf + sym.st_name;
+				n = strnlen(p, str->d_size - sym.st_name);
+			}
+			cost += sl_model_cost(m, p, n, s->dem_mode);
+		}
+	}
+	if (budget_try_charge(&s->budget, cost)) {
+		d->lazy_charged = 1;
+		return;
+	}
+	memset(d->keep[0], 0, d->nkeep[0] / 8 + 1);
+	memset(d->keep[1], 0, d->nkeep[1] / 8 + 1);
+	d->lazy_charged = 1;            /* nothing kept, nothing charged */
+	if (!atomic_exchange(&s->budget_warned, 1))
+		sl_warnx("symlazy: symbol budget of %llu bytes (SYMLAZY_MAX_BYTES) exhausted while loading %s; "
+			 "its symbols are not shown (unknown)",
+			 (unsigned long long)s->cfg.max_bytes, d->path);
+}
+
 void sl_dso_plan(struct sl_session *s, struct sl_dso *d, sl_sibling_fn sib, void *ctx)
 {
 	const struct pd_dso *dso;
@@ -715,9 +762,11 @@ void sl_dso_plan(struct sl_session *s, struct sl_dso *d, sl_sibling_fn sib, void
 	}
 	r = symindex_plan(&idx, &lay, &src, dso->addrs, dso->nr_addrs, d->keep[0], d->keep[1],
 			  &d->kept_groups, why, sizeof(why));
-	if (r == 0)
+	if (r == 0) {
 		d->plan_mode = SL_LAZY;
-	else if (r < 0)
+		if (s->cfg.max_bytes)
+			charge_keep_set(s, d, &src);
+	} else if (r < 0)
 		sl_why_set(&d->why, SL_R_PLAN_FAILED, "%s", strerror(-r));
 	else if (r == SYMIDX_PLAN_DEMANGLER)
 		sl_why_set(&d->why, SL_R_DEMANGLER, "%s", why);
@@ -1098,6 +1147,13 @@ void sl_table_filter_ctx(struct sl_session *s, struct sl_table *t, struct sl_dso
 			if (keeps(t, dst) && t->st)
 				t->st->dropped++;
 			null_sym(dst, xshndx);
+			break;
+		}
+		if (d->lazy_charged) {  /* charged whole when planned */
+			if (keeps(t, dst) && t->st) {
+				t->st->passed++;
+				t->st->bytes += sym_cost(s, t, dst);
+			}
 			break;
 		}
 	}

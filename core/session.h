@@ -186,6 +186,8 @@ struct sl_dso {
 	enum sl_mode plan_mode;
 	uint8_t *keep[2];
 	uint32_t nkeep[2];
+	int lazy_charged;                /* under a budget: the keep-set was charged
+					  * whole when planned (sl_dso_plan) */
 	uint32_t kept_groups;
 	struct sl_why why;
 };

@@ -864,7 +864,7 @@ static int build(const struct symidx_src *src, uint64_t key, struct symidx *out)
 	memcpy(h->build_id, src->build_id, src->build_id_len > 20 ? 20 : src->build_id_len);
 	h->build_id_len = (uint32_t)src->build_id_len;
 	final_size = sizeof(*h) + (size_t)n * sizeof(*e) + (size_t)g * sizeof(*grp);
-	h->checksum = symindex_checksum((char *)map + sizeof(*h), final_size - sizeof(*h));
+	h->checksum = symidx_file_checksum(h, (char *)map + sizeof(*h), final_size - sizeof(*h));
 	munmap(map, cap_bytes);
 
 	if (ftruncate(fd, (off_t)final_size) < 0) {

@@ -63,7 +63,12 @@ static void fix_sum(unsigned char *f, size_t n)
 
 	if (n < sizeof(struct hdr))
 		return;
-	s = symindex_checksum(f + sizeof(struct hdr), n - sizeof(struct hdr));
+	{
+		struct symidx_hdr h;    /* f may be unaligned */
+
+		memcpy(&h, f, sizeof(h));
+		s = symidx_file_checksum(&h, f + sizeof(struct hdr), n - sizeof(struct hdr));
+	}
 	memcpy(f + offsetof(struct hdr, checksum), &s, 8);
 }
 
