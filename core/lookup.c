@@ -288,56 +288,6 @@ int sl_lookup_name(struct sl_lookup *l, const struct sl_lookup_sym *s, char *buf
 
 /* ---- answers --------------------------------------------------------------- */
 
-static int in_plt(const struct symidx_layout *lay, uint64_t lo, uint64_t hi)
-{
-	for (unsigned i = 0; i < lay->nplt; i++)
-		if (lay->plt_lo[i] <= hi && lo < lay->plt_hi[i])
-			return 1;
-	return 0;
-}
-
-static uint32_t pred_group(const struct symidx *idx, uint64_t a)
-{
-	uint32_t lo = 0, hi = idx->ngroups;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (idx->groups[mid].start <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? lo - 1 : SYMIDX_NONE;
-}
-
-/* core/symindex.c answer(): 1 = group *@g surely answers, 0 = surely no
- * symbol, -1 = depends on the tree's shape or on PLT synthesis. */
-static int classify(const struct sl_lookup *l, uint64_t a, uint32_t *g)
-{
-	const struct symidx *idx = &l->idx;
-	uint32_t p;
-	const struct symidx_group *T;
-
-	if (idx->abort_pass)
-		return -1;      /* an aborted pass: duplicates and unfixed ends, the tree decides */
-	if (in_plt(&l->lay, a, a))
-		return -1;
-	p = pred_group(idx, a);
-	if (p == SYMIDX_NONE)
-		return 0;
-	T = &idx->groups[p];
-	if (T->pmax > a)
-		return -1;
-	if (a == T->start || a < T->min_end) {
-		if (in_plt(&l->lay, T->start + 1, a))
-			return -1;
-		*g = p;
-		return 1;
-	}
-	return a >= T->max_end ? 0 : -1;
-}
-
 struct cand {
 	uint32_t table, idx;
 	uint64_t end;
@@ -489,7 +439,7 @@ long sl_lookup_addrs(struct sl_lookup *l, const uint64_t *addrs, size_t n, struc
 
 	for (i = 0; i < n; i++) {
 		uint32_t g = SYMIDX_NONE;
-		int c = classify(l, addrs[i], &g);
+		int c = symindex_classify(&l->idx, &l->lay, SL_PLT_V61, addrs[i], &g);
 
 		if (c == 1) {
 			struct cand s;

@@ -1006,6 +1006,12 @@ static int answer(const struct symidx *idx, const struct symidx_layout *lay, enu
 	return -1;
 }
 
+int symindex_classify(const struct symidx *idx, const struct symidx_layout *lay, int plt,
+		      uint64_t addr, uint32_t *g)
+{
+	return answer(idx, lay, (enum sl_plt_rules)plt, addr, g);
+}
+
 uint32_t symindex_find(const struct symidx *idx, uint64_t addr)
 {
 	uint32_t g = SYMIDX_NONE;

@@ -257,6 +257,16 @@ int symindex_replay(const struct symidx *idx, const struct symidx_src *src,
 		    const struct symidx_layout *lay, const uint64_t *addrs, size_t naddrs,
 		    struct symidx_answer *out);
 
+/*
+ * symindex_classify - what the index alone proves about perf's answer for
+ * @addr (a file offset) under PLT rules @plt (enum sl_plt_rules, model.h): 1 = group *@g answers it
+ * (rule 1 of symindex_plan), 0 = no symbol does, -1 = it depends on the
+ * tree's shape, PLT synthesis or an aborted pass (ask symindex_replay_ids).
+ * @lay NULL: no PLT facts.
+ */
+int symindex_classify(const struct symidx *idx, const struct symidx_layout *lay, int plt,
+		      uint64_t addr, uint32_t *g);
+
 /* symindex_find - group index that perf's full table answers @addr with, or
  * SYMIDX_NONE (no symbol / ambiguous). For tests and tools. */
 uint32_t symindex_find(const struct symidx *idx, uint64_t addr);
