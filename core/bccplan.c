@@ -18,23 +18,9 @@
 #include <unistd.h>
 #include "bccsyms.h"
 #include "budget.h"
+#include "util.h"
 #include "model.h"
 
-static void *scratch(size_t bytes)
-{
-	int fd = memfd_create("symlazy-bccplan", MFD_CLOEXEC);
-	void *p;
-
-	if (fd < 0)
-		return NULL;
-	if (ftruncate(fd, (off_t)(bytes ? bytes : 1)) < 0) {
-		close(fd);
-		return NULL;
-	}
-	p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	return p == MAP_FAILED ? NULL : p;
-}
 
 void sl_bcc_plan_free(struct sl_bcc_plan *p)
 {
@@ -159,7 +145,7 @@ int sl_bcc_plan_budget(const struct sl_bcc_index *idx, struct budget *b, const s
 	}
 	if (!n)
 		return 0;
-	mem = scratch(bytes);
+	mem = sl_scratch_map(bytes, "symlazy-bccplan");
 	if (!mem)
 		return -ENOMEM;         /* keep-sets empty: nothing kept */
 	red = mem;
@@ -272,7 +258,7 @@ int sl_bcc_plan_addrs(const struct sl_bcc_index *idx, const uint64_t *vaddrs, si
 	}
 	if (!n)
 		return 0;
-	mem = scratch(bytes);
+	mem = sl_scratch_map(bytes, "symlazy-bccplan");
 	if (!mem) {
 		sl_bcc_plan_free(out);
 		return -ENOMEM;

@@ -131,6 +131,7 @@ out:
 
 #include <sys/mman.h>
 #include <unistd.h>
+#include "util.h"
 
 struct cand {
 	uint64_t value, size, end, cost;
@@ -139,24 +140,6 @@ struct cand {
 	uint32_t kept;
 	uint32_t loaded[2];         /* uftrace loads it: [0] full table, [1] kept ones */
 };
-
-/* Scratch arrays: a memfd mapping, so planning a 500k-symbol table does not
- * show up as the tool's heap (and is gone when the call returns). */
-static void *scratch_map(size_t bytes)
-{
-	int fd = memfd_create("symlazy-plan", MFD_CLOEXEC);
-	void *p;
-
-	if (fd < 0)
-		return NULL;
-	if (ftruncate(fd, (off_t)(bytes ? bytes : 1)) < 0) {
-		close(fd);
-		return NULL;
-	}
-	p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	return p == MAP_FAILED ? NULL : p;
-}
 
 typedef int (*cand_cmp)(const struct cand *, const struct cand *);
 
@@ -337,7 +320,7 @@ int budget_plan_rules(struct budget *b, uint32_t nsyms, bp_get_fn get, void *ctx
 		if (get(ctx, i, &s) == 0 && s.candidate)
 			n++;
 	bytes = n * sizeof(*c);
-	c = n ? scratch_map(bytes) : NULL;
+	c = n ? sl_scratch_map(bytes, "symlazy-plan") : NULL;
 	if (n && !c) {
 		out->cut = 1;           /* cannot plan: drop everything */
 		out->dropped = n;

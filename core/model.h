@@ -85,6 +85,13 @@ struct sl_fixup_rules {
 				     * roundup(start, last_page) + last_page (0 = 4096) */
 	int dup_marks_ifunc_alias;  /* the survivor of a same-start pair whose other
 				     * member is STT_GNU_IFUNC gets ifunc_alias (6.2+) */
+	int abort_annotate_full;    /* after a pass aborts, same-start duplicates stay in
+				     * the tree and perf annotate counts a sample into the
+				     * symbol object of the start's first hist entry
+				     * (builtin-annotate.c evsel__add_sample ->
+				     * hist_entry__inc_addr_samples): a reduced table was
+				     * seen to change that count, so annotate of such a DSO
+				     * gets the full table */
 };
 
 /* The argv facts that differ between perf versions (perf.c, builtin-*.c). */

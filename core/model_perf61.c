@@ -427,7 +427,7 @@ const struct sl_model sl_model_perf61 = {
 	.versions = "6.1.x",
 	.demangler = SL_DEMANGLER_LIBIBERTY,
 	.argv_rules = &perf61_argv_rules,
-	.fixup = { .last_page = 4096, .dup_marks_ifunc_alias = 0 },
+	.fixup = { .last_page = 4096, .dup_marks_ifunc_alias = 0, .abort_annotate_full = 1 },
 	.plt = SL_PLT_V61,
 	.lookup_space = SL_LOOKUP_FILE_OFFSET,
 	.budget_rules = SL_BR_ZERO_STRETCH | SL_BR_OVERLAP,

@@ -749,13 +749,8 @@ void sl_dso_plan(struct sl_session *s, struct sl_dso *d, sl_sibling_fn sib, void
 		goto out;
 	}
 	why[0] = '\0';
-	if (idx.abort_pass && s->annotate) {
-		/* perf annotate counts a sample into the symbol object of the
-		 * hist entry (builtin-annotate.c evsel__add_sample ->
-		 * hist_entry__inc_addr_samples), and after an aborted pass
-		 * same-start duplicates stay in perf's tree: a reduced table
-		 * was seen to change the count by one sample (corpus
-		 * abort-alias), so annotate gets the full table */
+	if (idx.abort_pass && s->annotate && s->model->fixup.abort_annotate_full) {
+		/* the model's rule (model.h; corpus abort-alias) */
 		sl_why_set(&d->why, SL_R_UNMODELABLE, "perf annotate of a DSO whose %s pass perf aborts",
 			   idx.abort_pass == SYMIDX_ABORT_SYMTAB ? ".symtab" : ".dynsym");
 		goto out;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include "util.h"
 
@@ -76,4 +77,20 @@ void sl_warnx(const char *fmt, ...)
 		(void)!write(2, buf, (size_t)n);
 	}
 	errno = saved;
+}
+
+void *sl_scratch_map(size_t bytes, const char *name)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC);
+	void *p;
+
+	if (fd < 0)
+		return NULL;
+	if (ftruncate(fd, (off_t)(bytes ? bytes : 1)) < 0) {
+		close(fd);
+		return NULL;
+	}
+	p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	return p == MAP_FAILED ? NULL : p;
 }

@@ -66,4 +66,12 @@ size_t sl_last_le_u64(const uint64_t *v, size_t n, uint64_t x);
  */
 void sl_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * sl_scratch_map - @bytes (0: 1) of zeroed read-write scratch in a memfd
+ * mapping named @name: planning arrays of large tables then do not grow the
+ * tool's heap and are gone when unmapped (munmap(p, bytes ? bytes : 1)).
+ * Returns NULL on failure (errno from memfd_create/ftruncate/mmap).
+ */
+void *sl_scratch_map(size_t bytes, const char *name);
+
 #endif
