@@ -5,22 +5,28 @@ DESTDIR  ?=
 B        := build
 WARN     := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wformat=2
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=gnu11 -D_GNU_SOURCE -fPIC $(WARN) -Icore
+CFLAGS   += -std=gnu11 -D_GNU_SOURCE -fPIC $(WARN) -I.
 SO_FLAGS := -fvisibility=hidden
 LIBS     := -lpthread -ldl
 
-# Core modules only programs link (never libsymlazy.so): direct libelf,
-# the lookup API and the stats reader.
-CORE_PROG_SRC := core/elfops_direct.c core/lookup.c core/statsjson.c
-CORE_SRC := $(filter-out $(CORE_PROG_SRC),$(wildcard core/*.c)) $(wildcard core/*.cc)
+# The library under shim/ and cmd/, one way down (tests/integration/layout.sh):
+#   core/ (decisions, core/model/: one file per tool and version)
+#   -> index/ (the symbol index) / perfdata/ (perf.data) / textsrc/ (kallsyms, perf maps)
+#   -> util/
+LIB_DIRS := core core/model index perfdata textsrc util
+# Modules only programs link (never libsymlazy.so): direct libelf, the
+# lookup API and the stats reader.
+CORE_PROG_SRC := util/elfops_direct.c core/lookup.c core/statsjson.c
+CORE_SRC := $(filter-out $(CORE_PROG_SRC),$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))) \
+	    $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.cc))
 CXX      ?= c++
-# core/bccsort.cc is libstdc++'s std::sort, compiled in: no libstdc++.so needed
-CXXFLAGS_CORE := -O2 -g -std=gnu++17 -fPIC -fno-exceptions -fno-rtti -Wall -Wextra -Icore
+# index/bccsort.cc is libstdc++'s std::sort, compiled in: no libstdc++.so needed
+CXXFLAGS_CORE := -O2 -g -std=gnu++17 -fPIC -fno-exceptions -fno-rtti -Wall -Wextra -I.
 SHIM_SRC  := $(wildcard shim/*.c)
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 TOOL_SRC  := $(wildcard scripts/*.c)
 CMD_SRC   := $(wildcard cmd/*.c)
-HDRS      := $(wildcard core/*.h shim/*.h)
+HDRS      := $(foreach d,$(LIB_DIRS) shim,$(wildcard $(d)/*.h))
 CMD_HDRS  := $(wildcard cmd/*.h)
 
 SO        := $(B)/libsymlazy.so
@@ -50,7 +56,7 @@ $(B)/lib/%.o: %.cc $(HDRS)
 	$(CXX) $(CXXFLAGS_CORE) -c $< -o $@
 
 # The shim exports only the interposed libelf names (SYMLAZY_EXPORT); it does
-# not link libelf: real functions are found at run time (shim/real.c).
+# not link libelf: real functions are found at run time (shim/resolve.c).
 OBJ = $(patsubst %.cc,$(B)/$(1)/%.o,$(patsubst %.c,$(B)/$(1)/%.o,$(2)))
 $(SO): $(call OBJ,so,$(SHIM_SRC) $(CORE_SRC))
 	$(CC) -shared -Wl,-z,defs -Wl,-z,now -Wl,--exclude-libs,ALL -o $@ $^ -liberty $(LIBS)

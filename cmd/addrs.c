@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * addrs.c - `symlazy addrs [-i perf.data] [-o FILE] [--stats]`: the
- * addresses perf 6.1 will look up symbols for (core/perfdata.c), as the
+ * addresses perf 6.1 will look up symbols for (perfdata/perfdata.c), as the
  * SYMLAZY_ADDRS list ("<build-id-hex> <file-offset-hex>" lines, '#'
  * comments) on FILE or stdout. --stats prints per-DSO counts and the
  * reader's flags instead (with -o, in addition, on stdout).
@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
-#include "perfdata.h"
+#include "perfdata/perfdata.h"
 
 static const char *const SUB = "addrs";
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
-#include "statsjson.h"
+#include "core/statsjson.h"
 
 void cli_err(const char *sub, const char *fmt, ...)
 {

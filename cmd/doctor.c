@@ -26,12 +26,12 @@
 #include <sys/utsname.h>
 #include <sys/xattr.h>
 #include <unistd.h>
-#include "cache.h"
+#include "index/cache.h"
 #include "cli.h"
-#include "config.h"
-#include "model.h"
-#include "perfdata.h"
-#include "tool.h"
+#include "core/config.h"
+#include "core/models.h"
+#include "perfdata/perfdata.h"
+#include "core/tool.h"
 
 static const char *const SUB = "doctor";
 
@@ -286,7 +286,7 @@ static int follow_wrapper(struct dr *d, const char *script, char *exe, size_t n)
 	}
 }
 
-/* The perf version literal ("6.1.187"), as model_perf61.c looks for it. */
+/* The perf version literal ("6.1.187"), as core/model/perf61.c looks for it. */
 static void version_literal(const char *img, size_t len, char *out, size_t n)
 {
 	const char *p = img, *end = img + len;
@@ -335,7 +335,7 @@ static const struct sl_model *check_version(struct dr *d, const char *exe, enum 
 		version_literal(img, (size_t)st.st_size, ver, sizeof(ver));
 	munmap(img, (size_t)st.st_size);
 	if (m)
-		line(d, "ok", "version", "perf %s: symlazy's %s model applies (core/model_perf61.c)", ver, m->name);
+		line(d, "ok", "version", "perf %s: symlazy's %s model applies (core/model/perf61.c)", ver, m->name);
 	else
 		line(d, "warn", "version", "perf is not 6.1: lazy mode stays off unless SYMLAZY_LAZY=on "
 		     "(then the perf 6.1 rules are assumed)");

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * index.c - `symlazy index`: build the index files the shim maps from its
- * cache directory (core/cache.h), list them, clean them.
+ * cache directory (index/cache.h), list them, clean them.
  *
- * The index is keyed (core/cache.c sl_cache_key) by the build-id, the
+ * The index is keyed (index/cache.c sl_cache_key) by the build-id, the
  * identity of the scanned file (fstat: dev, inode, size, mtime), the
  * runtime layout and the table sizes, so it must be built from the very
  * file perf scans, with the src made as core/session.c sl_dso_plan makes
  * it: symindex_src_init(elf, runtime layout, build-id, file id, cache
- * dirfd, demangle). perf 6.1 scans the first of these that has the
+ * dirfd, demangle, model). perf 6.1 scans the first of these that has the
  * build-id and a .symtab (tools/perf/util/symbol.c dso__load,
  * binary_type_symtab[]; util/dso.c dso__read_binary_type_filename):
  * the .gnu_debuglink target, the build-id cache copy
@@ -26,12 +26,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "cache.h"
+#include "index/cache.h"
+#include "core/models.h"
 #include "cli.h"
-#include "config.h"
-#include "elfx.h"
-#include "perfdata.h"
-#include "symindex.h"
+#include "core/config.h"
+#include "index/elfx.h"
+#include "perfdata/perfdata.h"
+#include "index/symindex.h"
 
 static const char *const SUB = "index";
 
@@ -129,7 +130,7 @@ static int index_one(const struct elf_ops *ops, int dirfd, const char *path, str
 
 	sl_file_id_from_stat(&id, &f->st);
 	if (!symindex_src_init(&src, ops, f->elf, lay, f->bid, (size_t)f->bid_len, &id, dirfd,
-			       SYMIDX_DEM_NOOPTS)) {
+			       SYMIDX_DEM_NOOPTS, &sl_model_perf61)) {
 		cli_err(SUB, "%s: no .symtab or .dynsym", path);
 		return -1;
 	}

@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "cache.h"
+#include "index/cache.h"
 #include "cli.h"
-#include "config.h"
-#include "lookup.h"
-#include "stats.h"
-#include "symindex.h"
+#include "core/config.h"
+#include "core/lookup.h"
+#include "core/stats.h"
+#include "index/symindex.h"
 
 static const char *const SUB = "lookup";
 

@@ -23,9 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
-#include "config.h"
-#include "statsjson.h"
-#include "tool.h"
+#include "core/config.h"
+#include "core/statsjson.h"
+#include "core/tool.h"
 
 static const char *const SUB = "run";
 static volatile sig_atomic_t child_pid;

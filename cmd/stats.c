@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
-#include "statsjson.h"
+#include "core/statsjson.h"
 
 static const char *const SUB = "stats";
 

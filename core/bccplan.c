@@ -16,10 +16,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "bccsyms.h"
-#include "budget.h"
-#include "util.h"
-#include "model.h"
+#include "index/bccsyms.h"
+#include "core/budget.h"
+#include "util/util.h"
+#include "index/model.h"
 
 
 void sl_bcc_plan_free(struct sl_bcc_plan *p)

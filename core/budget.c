@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "budget.h"
+#include "core/budget.h"
 
 void budget_init(struct budget *b, uint64_t cap)
 {

@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "budgetplan.h"
+#include "core/budgetplan.h"
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -131,7 +131,7 @@ out:
 
 #include <sys/mman.h>
 #include <unistd.h>
-#include "util.h"
+#include "util/util.h"
 
 struct cand {
 	uint64_t value, size, end, cost;

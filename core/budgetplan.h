@@ -16,7 +16,8 @@
 #define SYMLAZY_BUDGETPLAN_H
 
 #include <stdint.h>
-#include "budget.h"
+#include "core/budget.h"
+#include "index/model.h"   /* SL_BR_*: a model's budget rules */
 
 struct bp_sym {
 	uint64_t value, size;   /* st_value, st_size */
@@ -24,15 +25,6 @@ struct bp_sym {
 	int candidate;          /* would perf keep it (and so: charge it)? */
 	const char *name;       /* its name, or NULL (uftrace's alias and name rules) */
 };
-
-/* Budget rules of a tool's model (struct sl_model.budget_rules): how a kept
- * symbol could answer for addresses of a dropped one in the tool's lookup. */
-#define SL_BR_ZERO_STRETCH 1u   /* a zero-size symbol ends at the next kept start (perf
-				 * symbols__fixup_end): kept ones get their full-table end */
-#define SL_BR_NEXT_STRETCH 2u   /* every symbol ends at the next kept start (uftrace's
-				 * .sym files): keep only an address-ordered suffix */
-#define SL_BR_OVERLAP      4u   /* a kept symbol overlapping a dropped one answers for
-				 * it: overlapping symbols are kept or dropped together */
 
 /* Read symbol @idx into @out; return 0, or -1 if unreadable (treated as non-candidate). */
 typedef int (*bp_get_fn)(void *ctx, uint32_t idx, struct bp_sym *out);

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include "config.h"
+#include "core/config.h"
 
 int config_parse_size(const char *s, uint64_t *out)
 {

@@ -10,10 +10,10 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-#include "dwfl.h"
-#include "model.h"
-#include "session.h"
-#include "util.h"
+#include "core/dwfl.h"
+#include "core/models.h"
+#include "core/session.h"
+#include "util/util.h"
 
 #define COUNT(s, field) __atomic_fetch_add(&(s)->totals.field, 1, __ATOMIC_RELAXED)
 

@@ -21,8 +21,8 @@
 #define SYMLAZY_DWFL_H
 
 #include <elfutils/libdwfl.h>
-#include "dwflindex.h"
-#include "elfops.h"
+#include "index/dwflindex.h"
+#include "util/elfops.h"
 
 struct sl_session;
 

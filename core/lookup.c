@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lookup.c - perf 6.1's symbol for a file offset (lookup.h). The proof of
- * a group's answer is the one of core/symindex.c answer(); the survivor of
+ * a group's answer is the one of index/symindex.c answer(); the survivor of
  * a group follows symbols__fixup_end / symbols__fixup_duplicate /
- * choose_best_symbol of tools/perf/util/symbol.c as core/symindex.c
+ * choose_best_symbol of tools/perf/util/symbol.c as index/symindex.c
  * sim_choose does; PLT names follow dso__synthesize_plt_symbols of
  * tools/perf/util/symbol-elf.c. Uses the libelf linked into the program
  * (elfops_direct), so this file is not part of libsymlazy.so.
@@ -16,11 +16,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "elfops.h"
-#include "elfx.h"
-#include "lookup.h"
-#include "model.h"
-#include "symindex.h"
+#include "util/elfops.h"
+#include "index/elfx.h"
+#include "core/lookup.h"
+#include "core/models.h"
+#include "index/symindex.h"
 
 /* perf's sympltname[1024] buffer (symbol-elf.c) cuts longer PLT names. */
 #define PLT_NAME_MAX 1024
@@ -156,7 +156,8 @@ int sl_lookup_open(const char *path, const struct sl_lookup_opts *opts, struct s
 	}
 	sl_file_id_from_stat(&id, &st);
 	if (!symindex_src_init(&l->src, l->ops, l->elf, &l->lay, l->bid, (size_t)l->bid_len, &id,
-			       opts->cache_dirfd, opts->demangle ? opts->demangle : SYMIDX_DEM_NOOPTS)) {
+			       opts->cache_dirfd, opts->demangle ? opts->demangle : SYMIDX_DEM_NOOPTS,
+			       l->model)) {
 		r = fail(err, errsz, -EINVAL, "%s: %s", path, "no .symtab or .dynsym");
 		goto bad;
 	}
@@ -294,7 +295,7 @@ struct cand {
 	int bind;
 };
 
-/* choose_best_symbol() (symbol.c) as core/symindex.c sim_choose: 0 keep a. */
+/* choose_best_symbol() (symbol.c) as index/symindex.c sim_choose: 0 keep a. */
 static int choose(const struct sl_lookup *l, const struct cand *a, const struct cand *b, uint64_t start,
 		  int *uncertain)
 {

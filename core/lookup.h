@@ -9,12 +9,12 @@
  * start and pgoff from the PERF_RECORD_MMAP/MMAP2 of the mapping) and the
  * offsets SYMLAZY_ADDRS files list. Symbol starts are in the same space
  * (st_value - (p_vaddr - p_offset) of the PT_LOAD holding st_value, as
- * core/symindex.h explains), so "offset" below is what perf prints after
+ * index/symindex.h explains), so "offset" below is what perf prints after
  * "+0x" with -F sym,symoff.
  *
  * How an answer is found (each step mirrors perf 6.1's dso__load_sym of
  * util/symbol-elf.c and util/symbol.c):
- *   1. the index of core/symindex.h (cached like the shim's when the caller
+ *   1. the index of index/symindex.h (cached like the shim's when the caller
  *      passes a cache directory) gives the group of same-start symbols whose
  *      start is the greatest <= addr; when that group surely contains addr
  *      and no other symbol or PLT stub can (the proof of symindex.h rule 1),
@@ -22,7 +22,7 @@
  *      would: .symtab members first (size, then binding, then names via the
  *      model's choose_by_name on demangled names), then the .dynsym ones;
  *   2. otherwise (overlapping symbols, PLT stubs, addresses in no group)
- *      perf's whole load is replayed (symindex_replay, core/rbsim.c),
+ *      perf's whole load is replayed (symindex_replay, index/rbsim.c),
  *      including the synthesized "name@plt" symbols.
  * The name is the one perf stores: demangled by the model (libiberty's
  * cplus_demangle with perf's flags; SYMIDX_DEM_* of symindex.h).
@@ -48,7 +48,7 @@ struct sl_lookup_opts {
 				 * (--no-demangle), SYMIDX_DEM_VERBOSE (-v); 0 = default */
 	const char *runtime;    /* runtime ELF (program headers, .plt) when @path is a
 				 * separate debug file; NULL: @path itself */
-	int cache_dirfd;        /* index cache directory (core/cache.h sl_cache_dir_open),
+	int cache_dirfd;        /* index cache directory (index/cache.h sl_cache_dir_open),
 				 * or -1: the index lives in a memfd and is dropped at close */
 };
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "scan.h"
+#include "core/scan.h"
 
 enum scan_verdict scan_step(struct scan_state *st, uint64_t idx, uint64_t nr,
 			    uintptr_t site, int two_sites)

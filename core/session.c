@@ -16,11 +16,12 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
-#include "cache.h"
-#include "model.h"
-#include "session.h"
-#include "tool.h"
-#include "util.h"
+#include "index/cache.h"
+#include "core/models.h"
+#include "core/session.h"
+#include "core/tool.h"
+#include "perfdata/unwind.h"
+#include "util/util.h"
 
 /* ---- process ------------------------------------------------------------ */
 
@@ -231,7 +232,7 @@ static void setup_lazy(struct sl_session *s)
 		}
 	}
 	/* DWARF samples: libunwind replay where it is perf's, else the scan
-	 * (core/pd_unwind.h); with --symfs perf reads other files than the
+	 * (perfdata/unwind.h); with --symfs perf reads other files than the
 	 * recorded paths, so only the scan is used (and with SYMLAZY_UNWIND=scan) */
 	r = perfdata_read_unwind(input, s->ops,
 				 s->symfs[0] || s->cfg.unwind_scan ? PD_UNWIND_SCAN : PD_UNWIND_HYBRID,
@@ -244,7 +245,7 @@ static void setup_lazy(struct sl_session *s)
 		return;
 	}
 	/* DWARF callchains stay lazy: perfdata_read adds what perf can unwind
-	 * to (core/pd_unwind.c); DSOs it cannot bound carry pd_dso.unsure */
+	 * to (perfdata/unwind.c); DSOs it cannot bound carry pd_dso.unsure */
 	if (s->addrs.flags & PD_F_LBR_CALLSTACK) {
 		struct pd_kernel k = s->addrs.kern;
 
@@ -719,7 +720,7 @@ void sl_dso_plan(struct sl_session *s, struct sl_dso *d, sl_sibling_fn sib, void
 		}
 	}
 	if (dso->unsure) {
-		sl_why_set(&d->why, sl_unsure_reason(dso->unsure), NULL);
+		sl_why_set(&d->why, pd_unsure_reason(dso->unsure), NULL);
 		return;
 	}
 	if (!runtime_layout(s, d, dso, sib, ctx, &lay)) {
@@ -733,8 +734,7 @@ void sl_dso_plan(struct sl_session *s, struct sl_dso *d, sl_sibling_fn sib, void
 	if (d->have_st)
 		sl_file_id_from_stat(&id, &d->st);
 	symindex_src_init(&src, s->ops, d->elf, &lay, d->bid, (size_t)d->bid_len, &id,
-			  s->cache_dirfd, s->dem_mode);
-	src.model = s->model;
+			  s->cache_dirfd, s->dem_mode, s->model);
 	r = symindex_open(&src, &idx);
 	if (r < 0) {
 		sl_why_set(&d->why, SL_R_INDEX_FAILED, "%s", strerror(-r));

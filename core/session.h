@@ -25,17 +25,17 @@
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include "budget.h"
-#include "bccsyms.h"
-#include "budgetplan.h"
-#include "config.h"
-#include "elfops.h"
-#include "elfx.h"
-#include "perfdata.h"
-#include "reason.h"
-#include "scan.h"
-#include "stats.h"
-#include "symindex.h"
+#include "core/budget.h"
+#include "index/bccsyms.h"
+#include "core/budgetplan.h"
+#include "core/config.h"
+#include "util/elfops.h"
+#include "index/elfx.h"
+#include "perfdata/perfdata.h"
+#include "util/reason.h"
+#include "core/scan.h"
+#include "core/stats.h"
+#include "index/symindex.h"
 
 struct sl_model;
 struct sl_text_src;
@@ -161,7 +161,7 @@ int sl_session_text_kind(const struct sl_session *s, const char *path);
 
 /*
  * sl_session_text_open - perf opens the text source @path (@kind from
- * sl_session_text_kind): filter it on its first open (core/textsrc.h), then
+ * sl_session_text_kind): filter it on its first open (textsrc/textsrc.h), then
  * hand out a new memfd with the filtered text, offset 0 (O_CLOEXEC if
  * @cloexec). Returns the fd, or -1: open the real file (the filter gave up
  * - the reason is in the stats - or a system call failed). Thread-safe.

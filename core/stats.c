@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
-#include "stats.h"
+#include "core/stats.h"
 
 void stats_json_str(FILE *f, const char *s)
 {

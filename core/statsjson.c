@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "statsjson.h"
+#include "core/statsjson.h"
 
 #define SKIP_DEPTH_MAX 32
 #define LOAD_MAX (256u << 20)

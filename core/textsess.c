@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "session.h"
-#include "textsrc.h"
-#include "util.h"
+#include "core/session.h"
+#include "textsrc/textsrc.h"
+#include "util/util.h"
 
 struct sl_text_src {
 	struct sl_text_src *next;

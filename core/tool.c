@@ -7,8 +7,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "model.h"
-#include "tool.h"
+#include "core/models.h"
+#include "core/tool.h"
 
 enum sl_tool sl_tool_from_exe(const char *path)
 {

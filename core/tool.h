@@ -56,7 +56,7 @@ size_t sl_models_for_tool(enum sl_tool tool, const struct sl_model *const **mode
  * shim): perf 6.1 (the session replaces it with the model of the perf
  * version it found, core/session.c), `perf probe` (subcommand after perf's
  * global options), bpftrace 0.17, uftrace 0.13, else the conservative
- * model_other.c. @argc/@argv may be 0/NULL (then perf's default).
+ * core/model/other.c. @argc/@argv may be 0/NULL (then perf's default).
  */
 const struct sl_model *sl_charge_model(enum sl_tool tool, int argc, char *const argv[]);
 

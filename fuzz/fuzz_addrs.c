@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_addrs - addrs_read() (core/pd_addrs.c, the SYMLAZY_ADDRS parser) on
+ * fuzz_addrs - addrs_read() (perfdata/addrs.c, the SYMLAZY_ADDRS parser) on
  * arbitrary bytes. A file it accepts must round-trip: writing it back with
  * perfdata_write_addrs() and reading that gives the same DSOs and addresses.
  */
 #include <errno.h>
 #include "fuzz_common.h"
-#include "perfdata.h"
+#include "perfdata/perfdata.h"
 
 static int same_result(const struct pd_result *a, const struct pd_result *b)
 {

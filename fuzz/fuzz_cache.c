@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_cache - symindex_open() (core/symindex.c try_cache/validate/attach)
+ * fuzz_cache - symindex_open() (index/symindex.c try_cache/validate/attach)
  * on an arbitrary file sitting in the cache dir under the exact name it
  * looks for. The indexed ELF is fixed (cache_elf.S); the cache file is
  * built from the input, by mode = data[0] % 6:
@@ -40,11 +40,11 @@
 #include <sys/stat.h>
 #include "fuzz_common.h"
 #include "fuzz_elf.h"
-#include "index_format.h"
+#include "index/format.h"
 
 extern const unsigned char fuzz_cache_elf[], fuzz_cache_elf_end[];
 
-#define hdr symidx_hdr           /* the on-disk header (core/index_format.h) */
+#define hdr symidx_hdr           /* the on-disk header (index/format.h) */
 
 static const struct elf_ops *ops;
 static char dir[64], name[256];

@@ -8,7 +8,7 @@
  */
 #include <errno.h>
 #include "fuzz_common.h"
-#include "config.h"
+#include "core/config.h"
 
 static const char *names[] = {
 	"SYMLAZY_DISABLE", "SYMLAZY_MMAP", "SYMLAZY_HIDE_ALL", "SYMLAZY_INHERIT", "SYMLAZY_VERBOSE",

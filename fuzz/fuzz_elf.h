@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz_elf.h - turn an Elf into a struct symidx_src the way the core does for the shim
- * (symindex_src_init, core/symindex.h): tables by symindex_src_tables() (section
+ * (symindex_src_init, index/symindex.h): tables by symindex_src_tables() (section
  * name and type, counts = sh_size / sh_entsize), the runtime layout of the
  * same file.
  */
@@ -9,7 +9,8 @@
 #define SYMLAZY_FUZZ_ELF_H
 
 #include <string.h>
-#include "symindex.h"
+#include "index/symindex.h"
+#include "core/models.h"
 
 /* Fill @src for @elf (layout into @lay, build-id into @bid[20]). */
 static inline void fuzz_elf_src(const struct elf_ops *ops, Elf *elf, size_t fsize,
@@ -21,7 +22,8 @@ static inline void fuzz_elf_src(const struct elf_ops *ops, Elf *elf, size_t fsiz
 	if (symindex_layout(ops, elf, fsize, lay) < 0)
 		memset(lay, 0, sizeof(*lay));
 	r = elf_read_build_id(ops, elf, bid, 20);
-	symindex_src_init(src, ops, elf, lay, bid, r > 0 ? (size_t)r : 0, &id, -1, SYMIDX_DEM_UNKNOWN);
+	symindex_src_init(src, ops, elf, lay, bid, r > 0 ? (size_t)r : 0, &id, -1, SYMIDX_DEM_UNKNOWN,
+			  &sl_model_perf61);
 }
 
 #endif

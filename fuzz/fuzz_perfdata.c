@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_perfdata - perfdata_read() (core/perfdata.c) and the record iterator
- * under it (core/pd_record.c) on arbitrary bytes.
+ * fuzz_perfdata - perfdata_read() (perfdata/perfdata.c) and the record iterator
+ * under it (perfdata/record.c) on arbitrary bytes.
  *
  * The bytes are a perf.data file (file mode, or a pipe-mode stream when
  * they start with a pipe header); ops = NULL so no DSO named in the input
@@ -21,8 +21,8 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include "fuzz_common.h"
-#include "pd_record.h"
-#include "perfdata.h"
+#include "perfdata/record.h"
+#include "perfdata/perfdata.h"
 
 static volatile unsigned char sink;
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_symindex - the lazy index on arbitrary ELF bytes (core/symindex.c,
- * core/elfops.c): elf_memory -> symindex_layout, elf_read_build_id ->
+ * fuzz_symindex - the lazy index on arbitrary ELF bytes (index/symindex.c,
+ * util/elfops.c): elf_memory -> symindex_layout, elf_read_build_id ->
  * symindex_open (no cache dir: memfd) -> symindex_plan / symindex_find for
  * every group start, start+1, start-1 and up to 8 addresses taken from the
  * last 64 bytes of the input. Keep bitmaps are sized exactly as the shim

@@ -21,7 +21,7 @@
 # runtime comes first in LD_PRELOAD, e.g. for perf:
 #   LD_PRELOAD=$(ASAN_RT):build/asan/libsymlazy.so ASAN_OPTIONS=detect_leaks=0 perf report
 CLANG        ?= clang
-SAN_CFLAGS   := -O1 -g -fno-omit-frame-pointer -std=gnu11 -D_GNU_SOURCE -fPIC -Icore \
+SAN_CFLAGS   := -O1 -g -fno-omit-frame-pointer -std=gnu11 -D_GNU_SOURCE -fPIC -I. \
 		-Wall -Wextra -Wno-unused-parameter
 ASAN_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 TSAN_SAN     := -fsanitize=thread
@@ -31,13 +31,13 @@ ASAN_RT       = $(CLANG_RTDIR)/libclang_rt.asan-x86_64.so
 TSAN_RT       = $(CLANG_RTDIR)/libclang_rt.tsan-x86_64.so
 
 SAN_SO_SRC   := $(SHIM_SRC) $(CORE_SRC)
-# core/bccsort.cc (libstdc++'s std::sort, no runtime library needed) next to the C sources
+# index/bccsort.cc (libstdc++'s std::sort, no runtime library needed) next to the C sources
 CLANGXX      ?= clang++
-SAN_CXXFLAGS := -O1 -g -fno-omit-frame-pointer -std=gnu++17 -fPIC -fno-exceptions -fno-rtti -Icore
+SAN_CXXFLAGS := -O1 -g -fno-omit-frame-pointer -std=gnu++17 -fPIC -fno-exceptions -fno-rtti -I.
 # after -fsanitize=undefined: its C++-only checks need libstdc++'s type_info
 SAN_CXX_NO   := -fno-sanitize=function,vptr
 SAN_OBJ       = $(patsubst %.cc,$(B)/$(1)/obj/%.o,$(patsubst %.c,$(B)/$(1)/obj/%.o,$(2)))
-# core/symindex.c demangles with libiberty, as the main Makefile links it
+# index/symindex.c demangles with libiberty, as the main Makefile links it
 SAN_LIBS     := -liberty $(LIBS)
 SAN_PROGS    := test_threads
 FUZZ_NAMES   := perfdata symindex cache config addrs
@@ -93,7 +93,7 @@ $(B)/fuzz/obj/%.o: %.cc $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CLANGXX) $(SAN_CXXFLAGS) $(FUZZ_SAN) $(SAN_CXX_NO) -fsanitize=fuzzer-no-link -c $< -o $@
 
-FUZZ_INDEX_OBJ := $(call SAN_OBJ,fuzz,$(CORE_SRC) core/elfops_direct.c)
+FUZZ_INDEX_OBJ := $(call SAN_OBJ,fuzz,$(CORE_SRC) util/elfops_direct.c)
 
 $(B)/fuzz/obj/fuzz/cache_elf.o: fuzz/cache_elf.S fuzz/seeds/symindex/small.so
 	@mkdir -p $(dir $@)

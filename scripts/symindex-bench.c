@@ -11,7 +11,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "symindex.h"
+#include "index/symindex.h"
+#include "core/models.h"
 
 static double now_ms(void)
 {
@@ -43,7 +44,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	r = elf_read_build_id(ops, elf, bid, sizeof(bid));
-	symindex_src_init(&src, ops, elf, &lay, bid, r > 0 ? (size_t)r : 0, NULL, -1, SYMIDX_DEM_NOOPTS);
+	symindex_src_init(&src, ops, elf, &lay, bid, r > 0 ? (size_t)r : 0, NULL, -1, SYMIDX_DEM_NOOPTS,
+			  &sl_model_perf61);
 	for (i = 0; i < rep; i++) {
 		t0 = now_ms();
 		if (symindex_open(&src, &idx) < 0) {

@@ -7,7 +7,7 @@
  *
  * Prints one line: mode, records, kept, reason; writes the filtered text to
  * OUT (the whole file when the filter gives up). For tests and debugging;
- * the shim does the same through core/textsrc.c.
+ * the shim does the same through textsrc/textsrc.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,10 +18,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kallsyms.h"
-#include "perfdata.h"
-#include "perfmap.h"
-#include "textsrc.h"
+#include "textsrc/kallsyms.h"
+#include "perfdata/perfdata.h"
+#include "textsrc/perfmap.h"
+#include "textsrc/textsrc.h"
 
 static char *slurp(const char *path, size_t *len)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bcc_state.c - the libbcc symcache handles the tool holds, each with our
- * model of the same ProcSyms (core/bccsyms.h), made at the same moment as
+ * model of the same ProcSyms (index/bccsyms.h), made at the same moment as
  * libbcc's own. `lock` protects the table; one entry is used by one thread at
  * a time (bcc's caches are not thread-safe either), its own mutex keeps it so.
  * Entries are freed when the tool frees the cache.
@@ -16,9 +16,9 @@
 #include <uthash.h>
 
 #include "shim.h"
-#include "session.h"
-#include "model.h"
-#include "tool.h"
+#include "core/session.h"
+#include "core/models.h"
+#include "core/tool.h"
 
 struct bcc_ent {
 	void *cache;

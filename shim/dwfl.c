@@ -30,8 +30,8 @@
 #include <uthash.h>
 
 #include "shim.h"
-#include "dwfl.h"
-#include "session.h"
+#include "core/dwfl.h"
+#include "core/session.h"
 
 __thread int shim_in_core __attribute__((tls_model("initial-exec")));
 

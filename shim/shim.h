@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "elfops.h"
+#include "util/elfops.h"
 
 #define SYMLAZY_EXPORT __attribute__((visibility("default")))
 
@@ -39,7 +39,7 @@ struct shim_real_dw {
 
 /* Real libbcc entry points (libbcc.so.0 or libbcc_bpf.so.0, bcc 0.26
  * src/cc/bcc_syms.h, bcc_elf.h); struct bcc_symbol(_option) are
- * struct sl_bcc_symbol / sl_bcc_option (core/bccsyms.h). */
+ * struct sl_bcc_symbol / sl_bcc_option (index/bccsyms.h). */
 struct shim_bcc_real {
 	void *(*symcache_new)(int pid, void *option);
 	void (*free_symcache)(void *cache, int pid);
@@ -157,7 +157,7 @@ extern __thread int shim_in_core __attribute__((tls_model("initial-exec")));
 
 /* One bcc_elf_foreach_sym[_lazy] call in progress (bcc_state.c): its scan
  * context, installed for the calling thread until shim_bcc_scan_end. */
-#include "session.h"
+#include "core/session.h"
 struct shim_bcc_scan {
 	struct sl_scan_ctx ctx;
 	struct sl_bcc_plan plan;
@@ -172,7 +172,7 @@ const struct sl_scan_ctx *shim_scan_ctx(void);
 /* is @site inside the tool's executable? (state.c) */
 int shim_site_in_exe(uintptr_t site);
 /* libbcc symcache hooks (bcc_state.c): track a real cache, answer from the
- * index (SL_BCC_* of core/bccsyms.h; SL_BCC_DELEGATE = ask the real one). */
+ * index (SL_BCC_* of index/bccsyms.h; SL_BCC_DELEGATE = ask the real one). */
 void shim_bcc_track(void *cache, int pid, const void *option);
 void shim_bcc_forget(void *cache);
 void shim_bcc_refresh(void *cache);

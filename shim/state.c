@@ -34,10 +34,10 @@
 #include <uthash.h>
 
 #include "shim.h"
-#include "session.h"
-#include "textsrc.h"
-#include "tool.h"
-#include "util.h"
+#include "core/session.h"
+#include "textsrc/textsrc.h"
+#include "core/tool.h"
+#include "util/util.h"
 
 struct elf_ent {
 	Elf *elf;

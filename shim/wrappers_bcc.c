@@ -13,7 +13,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include "shim.h"
-#include "bccsyms.h"
+#include "index/bccsyms.h"
 
 static int bcc_ok(void)
 {

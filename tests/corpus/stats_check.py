@@ -18,7 +18,7 @@ import json
 import sys
 
 # fallback reasons for PLT-stub samples and overlapping symbols (shim/state.c,
-# core/symindex.c; older shims named the cause, newer ones replay the tree)
+# index/symindex.c; older shims named the cause, newer ones replay the tree)
 DOCUMENTED = ("is in the PLT", "covered by overlapping symbols",
               "reduced tree answers differently", "duplicate choice needs demangled names")
 

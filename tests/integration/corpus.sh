@@ -528,7 +528,7 @@ if want pf-addr && record pf-addr "-g -e page-faults -c 1 -d" "$BIN/basic" "$SEC
 	info "pf-addr: $n lines with a resolved data or code address"
 	stats pf-addr lazy "$BASIC"
 fi
-# DWARF callchains: lazy mode stays on (core/pd_unwind.c), output identical
+# DWARF callchains: lazy mode stays on (perfdata/unwind.c), output identical
 # (more DWARF cases: tests/integration/dwarf.sh)
 run_case dwarf "--call-graph dwarf,4096" leaf_mul lazy "$BASIC" "$BIN/basic" "$SECS"
 

@@ -9,7 +9,7 @@
 # perf's random Tip line is fixed too). The shim's SYMLAZY_STATS "texts"
 # entries must show the kallsyms source(s) perf read (and the perf map)
 # served lazily with kept < scanned, or, for the fallback cases, whole with
-# the documented reason code (core/reason.h).
+# the documented reason code (util/reason.h).
 # PASS:/FAIL:/SKIP: <name>: detail lines; exit 1 on a failure.
 # Env: SYMLAZY_ROOT, PERF (perf), KERNEL_CASES (subset of case names).
 set -u

@@ -2,7 +2,7 @@
 # Lazy mode where perf's answer depends on the rb-tree shape: samples inside
 # PLT stubs (covered by the stretched zero-size _init and by the synthesized
 # foo@plt symbols) and inside overlapping symbols (a global label inside a
-# function). symlazy replays perf's tree (core/rbsim.c); output must be
+# function). symlazy replays perf's tree (index/rbsim.c); output must be
 # byte-identical to stock and the DSO must stay lazy (not fall back).
 ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 SO=$ROOT/build/libsymlazy.so

@@ -138,7 +138,7 @@ WORKLOAD="sleep 1" check system-wide -a -g
 wait "$bg"
 
 # DWARF callchains: the reader flags them and its second pass unwinds them
-# (core/pd_unwind.c; tests/integration/dwarf.sh checks the sets)
+# (perfdata/unwind.c; tests/integration/dwarf.sh checks the sets)
 if perf record -q -o "$T/dw.data" --call-graph dwarf,4096 -- "$T/prog" 1000 >/dev/null 2>&1; then
 	"$CLI" addrs -i "$T/dw.data" --stats >"$T/dw.stats" 2>/dev/null
 	if grep -q '^flags:.*dwarf-unwind' "$T/dw.stats" && grep -q '^unwind: samples: [1-9]' "$T/dw.stats"; then

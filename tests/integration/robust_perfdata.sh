@@ -1,7 +1,7 @@
 #!/bin/sh
 # robust_perfdata.sh - corrupt perf.data files through `perf script` with and
 # without libsymlazy.so (issue 4). The shim pre-reads perf.data itself in
-# lazy mode (core/perfdata.c): whatever the file holds, perf must behave as
+# lazy mode (perfdata/perfdata.c): whatever the file holds, perf must behave as
 # without the shim - same stdout, same exit code, same stderr (perf's own
 # errors included) - and the shim may add at most one "symlazy:" line.
 #

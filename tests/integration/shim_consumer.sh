@@ -1,6 +1,6 @@
 #!/bin/sh
 # The shim under a plain libelf consumer (no perf): pass-through is exact,
-# the budget admits exactly the symbols that fit (model_other.c's cost)
+# the budget admits exactly the symbols that fit (core/model/other.c's cost)
 # and nulls every later candidate, random access after a scan is untouched,
 # errno and elf_errmsg() are what libelf said, gelf_getsymshndx is covered,
 # invalid SYMLAZY_MAX_BYTES gives one error line and no budget.
@@ -21,7 +21,7 @@ if cmp -s stockx.txt shimx.txt; then pass "getsymshndx-passthrough-identical"; e
 LD_PRELOAD=$SO SYMLAZY_MMAP=0 ./scan ./scan > nommap.txt
 cmp -s stock.txt nommap.txt && pass "nommap-identical" || failt "nommap-identical"
 
-# exact budget: `scan` is no tool symlazy knows, so model_other.c applies:
+# exact budget: `scan` is no tool symlazy knows, so core/model/other.c applies:
 # candidates are named, defined symbols of any type but SECTION/FILE, each
 # charged 320 + 3 x (strlen + 1); the first K in table order fit, the
 # (K+1)-th does not. Then no kept symbol may cover a dropped one: symbols

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of the libbcc model (core/bccsyms.c, core/bccplan.c), the budget
+/* Unit tests of the libbcc model (index/bccsyms.c, core/bccplan.c), the budget
  * rules (core/budgetplan.c budget_plan_rules) and tool recognition for bcc,
  * bpftrace, uftrace and perf probe (core/tool.c). */
 #include <stdarg.h>
@@ -12,11 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "bccsyms.h"
-#include "budget.h"
-#include "budgetplan.h"
-#include "model.h"
-#include "tool.h"
+#include "index/bccsyms.h"
+#include "core/budget.h"
+#include "core/budgetplan.h"
+#include "core/models.h"
+#include "core/tool.h"
 
 /* An index by hand: @n symbols (start, size, name) in push order, sorted as bcc sorts. */
 static char namebuf[1 << 16];

@@ -6,7 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <stdlib.h>
-#include "budgetplan.h"
+#include "core/budgetplan.h"
 
 /* index: 0 null, 1 f0 @0x100 size 16, 2 z1 @0x110 size 0, 3 f2 @0x120 size 16,
  *        4 (not a candidate), 5 z4 @0x140 size 0, 6 f5 @0x150 size 16 */

@@ -18,11 +18,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "elfx.h"
-#include "lookup.h"
-#include "stats.h"
-#include "statsjson.h"
-#include "symindex.h"
+#include "index/elfx.h"
+#include "core/lookup.h"
+#include "core/stats.h"
+#include "core/statsjson.h"
+#include "index/symindex.h"
+#include "core/models.h"
 
 /* ---- stats JSON ------------------------------------------------------------ */
 
@@ -396,7 +397,8 @@ static void test_lookup_matches_replay(void **state)
 	fstat(fd, &st);
 	assert_true(sl_elf_runtime_layout(ops, elf, (uint64_t)st.st_size, &lay));
 	bl = elf_read_build_id(ops, elf, bid, sizeof(bid));
-	assert_true(symindex_src_init(&src, ops, elf, &lay, bid, (size_t)bl, NULL, -1, SYMIDX_DEM_NOOPTS) > 0);
+	assert_true(symindex_src_init(&src, ops, elf, &lay, bid, (size_t)bl, NULL, -1, SYMIDX_DEM_NOOPTS,
+				      &sl_model_perf61) > 0);
 	assert_int_equal(symindex_open(&src, &idx), 0);
 	a = calloc(4 * idx.ngroups + 64, sizeof(*a));
 	for (uint32_t g = 0; g < idx.ngroups; g++) {

@@ -8,10 +8,10 @@
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
-#include "budget.h"
-#include "config.h"
-#include "model.h"
-#include "scan.h"
+#include "core/budget.h"
+#include "core/config.h"
+#include "core/models.h"
+#include "core/scan.h"
 
 static void test_parse_size(void **state)
 {

@@ -3,7 +3,7 @@
  * Unit tests for lazy kernel symbols and JIT maps (issue 11): the kallsyms
  * and perf-map record parsers, the text-source classifier, and the filters
  * against a reference: perf 6.1's load replayed step by step on the Linux
- * rb-tree replica (core/rbsim.c) - every record inserted in file order
+ * rb-tree replica (index/rbsim.c) - every record inserted in file order
  * (__symbols__insert), symbols__fixup_end(is_kallsyms), symbols__fixup_duplicate
  * with the whole choose_best_symbol, maps__split_kallsyms into per-module
  * trees, symbols__find - once over the whole text and once over the
@@ -20,10 +20,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "kallsyms.h"
-#include "perfmap.h"
-#include "rbsim.h"
-#include "textsrc.h"
+#include "textsrc/kallsyms.h"
+#include "perfdata/kernel.h"
+#include "textsrc/perfmap.h"
+#include "index/rbsim.h"
+#include "textsrc/textsrc.h"
 
 /* ------------------------------------------------------------ reference */
 
@@ -476,13 +477,13 @@ static void test_module_name(void **state)
 	char b[64];
 
 	(void)state;
-	assert_int_equal(ks_module_name("/lib/modules/6.1.0/kernel/fs/ext4/ext4.ko", b, sizeof(b)), 0);
+	assert_int_equal(pd_module_name("/lib/modules/6.1.0/kernel/fs/ext4/ext4.ko", b, sizeof(b)), 0);
 	assert_string_equal(b, "[ext4]");
-	assert_int_equal(ks_module_name("/lib/modules/x/snd-hda-intel.ko.xz", b, sizeof(b)), 0);
+	assert_int_equal(pd_module_name("/lib/modules/x/snd-hda-intel.ko.xz", b, sizeof(b)), 0);
 	assert_string_equal(b, "[snd_hda_intel]");
-	assert_int_equal(ks_module_name("[nf_tables]", b, sizeof(b)), 0);
+	assert_int_equal(pd_module_name("[nf_tables]", b, sizeof(b)), 0);
 	assert_string_equal(b, "[nf_tables]");
-	assert_int_equal(ks_module_name("[kernel.kallsyms]_text", b, sizeof(b)), -1);
+	assert_int_equal(pd_module_name("[kernel.kallsyms]_text", b, sizeof(b)), -1);
 }
 
 static void test_classify(void **state)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of the libdwfl 0.188 model (core/model_libdwfl.c) and of the
- * index that feeds it (core/dwflindex.c), on synthetic symbol tables:
+ * Unit tests of the libdwfl 0.188 model (core/model/libdwfl188.c) and of the
+ * index that feeds it (index/dwflindex.c), on synthetic symbol tables:
  *   - the rules one by one (eligibility, binding rank, the sized fold);
  *   - hand-made tables for each selection case (globals before locals,
  *     bigger binding over closer start, same start smaller size, sizeless
@@ -25,8 +25,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
-#include "model.h"
-#include "dwflindex.h"
+#include "core/models.h"
+#include "index/dwflindex.h"
 
 /* ---- rules ---------------------------------------------------------------- */
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of the perf 6.1 model (core/model_perf61.c): lazy-mode activation
+/* Unit tests of the perf 6.1 model (core/model/perf61.c): lazy-mode activation
  * from perf's argv, perf version check. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include "model.h"
-#include "tool.h"
-#include "symindex.h"
+#include "core/models.h"
+#include "core/tool.h"
+#include "index/symindex.h"
 
 #define ARGV(...) ((char *const[]){ __VA_ARGS__ })
 #define N(...) ((int)(sizeof((char *[]){ __VA_ARGS__ }) / sizeof(char *)))

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of the perf 6.12 model (core/model_perf612.c): recognition,
+ * Unit tests of the perf 6.12 model (core/model/perf612.c): recognition,
  * argv rules (--debug-file, data-type profiling), the demangler (perf's own
  * functions or __cxa_demangle, names with parameters, types demangled),
  * costs, the rules carried as data, and the replay of perf 6.2+'s PLT
- * synthesis (core/symindex.c) on programs linked at test time: the .plt
+ * synthesis (index/symindex.c) on programs linked at test time: the .plt
  * header symbol, the truncated _init, .plt.got, .plt.sec, a .plt without
  * header and IFUNC names in a static executable.
  */
@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "model.h"
-#include "symindex.h"
-#include "tool.h"
+#include "core/models.h"
+#include "index/symindex.h"
+#include "core/tool.h"
 
 /* libstdc++ (linked into this test): what a distribution perf 6.12 calls */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
@@ -328,8 +328,7 @@ static int prog_open(struct prog *p, const char *name, const struct sl_model *m)
 	assert_int_equal(symindex_layout(ops, p->elf, 0, &p->lay), 0);
 	r = elf_read_build_id(ops, p->elf, p->bid, sizeof(p->bid));
 	assert_true(r > 0);
-	symindex_src_init(&p->src, ops, p->elf, &p->lay, p->bid, (size_t)r, NULL, -1, SYMIDX_DEM_NONE);
-	p->src.model = m;
+	symindex_src_init(&p->src, ops, p->elf, &p->lay, p->bid, (size_t)r, NULL, -1, SYMIDX_DEM_NONE, m);
 	assert_int_equal(symindex_open(&p->src, &p->idx), 0);
 	return 1;
 }

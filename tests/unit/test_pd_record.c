@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_pd_record.c - the record iterator (core/pd_record.h): every SAMPLE
+ * test_pd_record.c - the record iterator (perfdata/record.h): every SAMPLE
  * field of a synthetic record, truncation at each field, sample_id
  * trailers; and real recordings made here with perf 6.1:
  * `perf record --call-graph dwarf` (REGS_USER / STACK_USER checked against
@@ -27,7 +27,7 @@
 #include <asm/perf_regs.h>
 #endif
 
-#include "pd_record.h"
+#include "perfdata/record.h"
 
 /* ---------------------------------------------------------- byte buffer */
 

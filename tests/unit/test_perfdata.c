@@ -22,8 +22,8 @@
 #include <zstd.h>
 #include <linux/perf_event.h>
 
-#include "pd_unwind.h"
-#include "perfdata.h"
+#include "perfdata/unwind.h"
+#include "perfdata/perfdata.h"
 
 /* ---------------------------------------------------------- byte buffer */
 
@@ -1460,7 +1460,7 @@ static void dwarf_sample(struct buf *b, uint32_t pid, uint64_t abi, const uint64
 
 #define OTHER "/usr/lib/libother.so"
 
-/* core/pd_unwind.c: sampled registers and every window of the valid part
+/* perfdata/unwind.c: sampled registers and every window of the valid part
  * of the dump (any byte offset), as w and w - 1, through the maps the
  * thread reaches; maps recorded after the sample in file order count;
  * 32-bit user registers make the thread's DSOs unsure. */

@@ -7,7 +7,7 @@
 #include <cmocka.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rbsim.h"
+#include "index/rbsim.h"
 
 #define NN 5000
 
@@ -105,7 +105,7 @@ static void test_find_and_fixup(void **state)
 /*
  * rbs_link at the nil child between a node's in-order neighbours (right of
  * the predecessor if free, else left of the successor) builds the tree the
- * walk of rbs_insert builds (core/symindex.c sim_insert relies on it), also
+ * walk of rbs_insert builds (index/symindex.c sim_insert relies on it), also
  * with equal keys and erasures in between. Nodes are numbered by (key,
  * insertion order), so in-order neighbours are the nearest live numbers.
  */

@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
-#include "pd_unwind.h"
-#include "session.h"
+#include "perfdata/unwind.h"
+#include "core/session.h"
 
 static void test_match_file(void **state)
 {
@@ -140,7 +140,7 @@ static void test_dwarf_unsure_plan(void **state)
 	assert_string_equal(sl_reason_name(d.why.code), "dwarf_regs_abi");
 	sl_why_format(&d.why, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "non-64-bit user registers"));
-	assert_int_equal(sl_unsure_reason(PD_UNSURE_NONE + 99), SL_R_UNMODELABLE);
+	assert_int_equal(pd_unsure_reason(PD_UNSURE_NONE + 99), SL_R_UNMODELABLE);
 }
 
 int main(void)

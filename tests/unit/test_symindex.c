@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for the lazy keep-set (core/symindex.c) on a real shared object
+ * Unit tests for the lazy keep-set (index/symindex.c) on a real shared object
  * assembled at test time. Each test pins one rule of symindex_plan(); the rule
  * is written next to the assertion.
  */
@@ -15,8 +15,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "model.h"
-#include "symindex.h"
+#include "core/models.h"
+#include "index/symindex.h"
 
 static const char *asm_src =
 	"\t.text\n"
@@ -97,7 +97,8 @@ static int setup(void **state)
 	{
 		struct sl_file_id id = { .dev = 1, .ino = 42, .valid = 1 };
 
-		symindex_src_init(&src, ops, elf, &lay, bid, (size_t)r, &id, -1, SYMIDX_DEM_UNKNOWN);
+		symindex_src_init(&src, ops, elf, &lay, bid, (size_t)r, &id, -1, SYMIDX_DEM_UNKNOWN,
+				  &sl_model_perf61);
 	}
 	return 0;
 }
@@ -348,8 +349,7 @@ static int dso_open(struct dso *d, const char *path)
 
 		r = elf_read_build_id(ops, d->elf, d->bid, sizeof(d->bid));
 		symindex_src_init(&d->src, ops, d->elf, &d->lay, d->bid, r > 0 ? (size_t)r : 0, &id, -1,
-				  SYMIDX_DEM_NOOPTS);
-		d->src.model = replay_model;
+				  SYMIDX_DEM_NOOPTS, replay_model);
 	}
 	return 0;
 }

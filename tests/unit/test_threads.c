@@ -54,7 +54,7 @@ extern char **environ;
 
 #define MAXF 16
 #define EQ_SYMS 2000            /* functions in eq.so, names fn_NNNNNN */
-/* the child is no tool symlazy knows: model_other.c charges 320 + 3 x (strlen + 1) */
+/* the child is no tool symlazy knows: core/model/other.c charges 320 + 3 x (strlen + 1) */
 #define EQ_COST (320 + 3 * (9 + 1))
 
 /* ------------------------------------------------------------ child side */

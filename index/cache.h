@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cache.h - the index cache: directory policy, key, file names, validation
+ * and the backing files new indexes are written to. One index file per
+ * (DSO contents, layout): "<build-id-hex>-<key>.idx", or
+ * "nobuildid-<key>.idx" where the key then carries the file identity.
+ * Files may be deleted at any time; a corrupt, truncated, foreign or
+ * other-user file is ignored and rebuilt, never trusted.
+ */
+#ifndef SYMLAZY_CACHE_H
+#define SYMLAZY_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "util/reason.h"
+
+struct symidx_src;
+
+/*
+ * sl_cache_dir_default - the default cache directory into @buf (@n bytes):
+ * $XDG_CACHE_HOME/symlazy, else $HOME/.cache/symlazy, from @getenv_fn.
+ * Returns 0, or -ENOENT when neither variable is set (no cache).
+ */
+int sl_cache_dir_default(char *buf, size_t n, const char *(*getenv_fn)(const char *));
+
+/*
+ * sl_cache_dir_open - open (creating it 0700, and its parent, if missing)
+ * the cache directory @dir. It must be a real directory (no symlink at the
+ * last component), owned by the effective uid, not group/world-writable,
+ * and writable. Returns an O_DIRECTORY fd, or -errno with @why set:
+ * SL_R_CACHE_NOT_PRIVATE (owner/mode), SL_R_CACHE_UNUSABLE (mkdir/open/access).
+ */
+int sl_cache_dir_open(const char *dir, struct sl_why *why);
+
+/* sl_cache_key - the key of the index for @src: FNV-1a over the format
+ * version, build-id, file identity (when there is no build-id it is the only
+ * identity), the runtime layout and the table sizes. */
+uint64_t sl_cache_key(const struct symidx_src *src);
+
+/* sl_cache_name - "<build-id-hex|nobuildid>-<key %016x>.idx" into @buf. */
+void sl_cache_name(const struct symidx_src *src, uint64_t key, char *buf, size_t n);
+
+/*
+ * sl_cache_validate - 0 if the mapped file (@map, @size bytes) is a usable
+ * index for @src with @key; else -EINVAL. Beyond magic, version, key, size
+ * and checksum, every field later used as an index or bound is checked:
+ * table sizes equal @src's, entries name a table and an index inside it,
+ * groups are sorted by start, cover their entries exactly and link forward.
+ */
+int sl_cache_validate(const void *map, size_t size, uint64_t key, const struct symidx_src *src);
+
+/*
+ * sl_cache_map - map the cache file for (@src, @key) read-only after
+ * validating it. Returns 0 with *@map / *@size, -ENOENT (no cache dir or no
+ * file), -EINVAL (not ours or corrupt: caller rebuilds), other -errno.
+ */
+int sl_cache_map(const struct symidx_src *src, uint64_t key, void **map, size_t *size);
+
+/*
+ * sl_cache_backing - a file of @size bytes to build a new index in: a
+ * ".tmp-<pid>-<n>.idx" in the cache dir (space reserved with
+ * posix_fallocate, so writes through a mapping cannot SIGBUS on ENOSPC;
+ * @tmpname gets its name) or, without a usable cache dir, a memfd
+ * (@tmpname = ""). Returns the fd or -errno.
+ */
+int sl_cache_backing(const struct symidx_src *src, size_t size, char *tmpname, size_t n);
+
+/* sl_cache_commit - rename the finished temp file into place (atomic for
+ * concurrent readers); on failure it is removed. No-op for memfds. */
+void sl_cache_commit(const struct symidx_src *src, uint64_t key, const char *tmpname);
+
+/* sl_cache_discard - remove an unfinished temp file (no-op for ""). */
+void sl_cache_discard(const struct symidx_src *src, const char *tmpname);
+
+/*
+ * sl_cache_list - call @fn(name, bytes, ctx) for each index file ("*.idx",
+ * not temp files) in the directory @dirfd. Returns the count or -errno.
+ * sl_cache_clean - remove every index, cached tree ("*.tree", perf's full
+ * tree beside its index, index/symindex.c) and temp file there; returns the
+ * count removed or -errno.
+ */
+int sl_cache_list(int dirfd, void (*fn)(const char *name, uint64_t bytes, void *ctx), void *ctx);
+int sl_cache_clean(int dirfd);
+
+#endif

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reason.h - why lazy mode (or the shim) did not do its work: one enum and
+ * one table of texts (an X-macro, as elfutils libdwfl's error table).
+ *
+ * A reason is a code plus an optional detail (a path, an address, an errno
+ * text). The table's text is a printf format with at most one "%s" for the
+ * detail; without "%s" a non-empty detail is appended as ": detail". The
+ * stats JSON carries both the code name (`reason_code`) and the formatted
+ * text (`reason`); the README's fallback table quotes the texts. Details are
+ * never cut: struct sl_why holds up to SL_WHY_DETAIL bytes and
+ * sl_why_set() reports truncation by ending the detail with "...".
+ */
+#ifndef SYMLAZY_REASON_H
+#define SYMLAZY_REASON_H
+
+#include <stddef.h>
+
+/*      code                 name                       text */
+#define SL_REASONS(X) \
+	X(NONE,               "none",                    "") \
+	X(LAZY_OFF,           "lazy_off",                "SYMLAZY_LAZY=off") \
+	X(NOT_PERF,           "not_perf",                "not perf") \
+	X(NOT_SUBCMD,         "not_subcommand",          "not perf script/report/annotate") \
+	X(NO_CMDLINE,         "no_cmdline",              "cannot read /proc/self/cmdline") \
+	X(EMPTY_CMDLINE,      "empty_cmdline",           "empty command line") \
+	X(GROUPED_OPT,        "grouped_option",          "cannot parse grouped option %s") \
+	X(PIPE_INPUT,         "pipe_input",              "perf.data comes from a pipe") \
+	X(NOT_REGULAR,        "not_regular_file",        "%s is not a regular file") \
+	X(INTERACTIVE,        "interactive",             "interactive or --stdio2 output annotates call targets") \
+	X(ANNOTATE_TUI,       "annotate_not_stdio",      "interactive perf annotate (TUI) annotates call targets") \
+	X(REPORT_TUI,         "report_tui",              "interactive perf report (TUI) annotates call targets") \
+	X(PERF_VERSION,       "perf_version",            "perf version %s is not one lazy mode mirrors (6.1.x, 6.12.x)") \
+	X(DATA_TYPE,          "data_type_profiling",     "data-type profiling resolves data addresses from the whole table") \
+	X(DEMANGLER,          "demangler",               "%s") \
+	X(PERFDATA_BAD,       "perfdata_unreadable",     "perf.data unreadable: %s") \
+	X(DWARF_UNWIND,       "dwarf_unwind",            "user callchains come from DWARF unwinding") \
+	X(DWARF_REGS_ABI,     "dwarf_regs_abi",          "DWARF samples with non-64-bit user registers (ABI) reach this DSO") \
+	X(LBR_CALLSTACK,      "lbr_callstack",           "user callchains come from LBR call stacks") \
+	X(BAD_ADDRS,          "bad_addrs_file",          "bad SYMLAZY_ADDRS") \
+	X(NO_BUILD_ID,        "no_build_id",             "no build-id") \
+	X(NO_SAMPLES,         "dso_no_samples",          "DSO has no samples in perf.data") \
+	X(NO_RUNTIME_ELF,     "no_runtime_elf",          "no runtime ELF with program headers") \
+	X(INDEX_FAILED,       "index_failed",            "index build failed: %s") \
+	X(NOMEM,              "out_of_memory",           "out of memory") \
+	X(PLAN_FAILED,        "plan_failed",             "plan failed: %s") \
+	X(KERNEL,             "kernel",                  "kernel image or module") \
+	X(FOREIGN_SCAN,       "foreign_scan",            "scan not issued by perf itself") \
+	X(UNMODELABLE,        "unmodelable",             "%s") \
+	X(AMBIGUOUS,          "ambiguous_address",       "%s") \
+	X(REPLAY_DIFFERS,     "replay_differs",          "%s") \
+	X(UNKNOWN_TOOL,       "unknown_tool",            "no model for this tool") \
+	X(CACHE_NOT_PRIVATE,  "cache_not_private",       "cache dir %s is not private to this user") \
+	X(CACHE_UNUSABLE,     "cache_unusable",          "cache dir unusable: %s") \
+	X(CACHE_OTHER_NS,     "cache_other_mntns",       "started in another mount namespace") \
+	X(NO_IDENTITY,        "no_identity",             "%s") \
+	X(KS_NO_KMMAP,        "kallsyms_no_kernel_map",  "perf.data has no [kernel.kallsyms] map") \
+	X(KS_KCORE,           "kallsyms_kcore",          "a kcore file beside the kallsyms file (perf maps kcore)") \
+	X(KS_ZERO,            "kallsyms_zero",           "kallsyms addresses are all zero (kptr_restrict)") \
+	X(KS_LONG_NAME,       "kallsyms_long_name",      "kallsyms line with a name of 513+ bytes") \
+	X(KS_NO_REF,          "kallsyms_no_ref_sym",     "relocation symbol %s not in kallsyms") \
+	X(KS_UNMODELED,       "kallsyms_unmodeled",      "%s") \
+	X(KS_AMBIGUOUS,       "kallsyms_ambiguous",      "kernel address %s is covered by overlapping symbols") \
+	X(KS_DIFFERS,         "kallsyms_differs",        "reduced kallsyms answers differently") \
+	X(PM_AMBIGUOUS,       "perfmap_ambiguous",       "JIT address %s is covered by overlapping perf map entries") \
+	X(PM_GROWING,         "perfmap_growing",         "perf map changed while it was read") \
+	X(PM_NO_SAMPLES,      "perfmap_no_samples",      "no JIT mapping of this process in perf.data") \
+	X(TEXT_UNREADABLE,    "text_unreadable",         "cannot read %s") \
+	X(TEXT_PERFDATA,      "text_no_perfdata",        "kernel/JIT addresses unknown (lazy mode off)") \
+	X(LISTER,             "lister",                  "%s prints every symbol: SYMLAZY_ADDRS would change its output") \
+	X(ADDRS_OUTSIDE,      "addrs_outside_dso",       "no listed address is a file offset inside %s (virtual addresses?)") \
+	X(BCC_SCAN,           "bcc_scan",                "%s")
+
+enum sl_reason {
+#define SL_R_ENUM(code, name, text) SL_R_##code,
+	SL_REASONS(SL_R_ENUM)
+#undef SL_R_ENUM
+	SL_R__COUNT
+};
+
+#define SL_WHY_DETAIL 512
+
+struct sl_why {
+	enum sl_reason code;
+	char detail[SL_WHY_DETAIL];
+};
+
+/* sl_reason_name - the stable code name ("no_build_id"); "?" if out of range. */
+const char *sl_reason_name(enum sl_reason r);
+
+/* sl_reason_text - the table's text/format for @r; "" if out of range. */
+const char *sl_reason_text(enum sl_reason r);
+
+/* sl_why_set - set @w to @code with printf-formatted detail (@fmt may be NULL). */
+void sl_why_set(struct sl_why *w, enum sl_reason code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * sl_why_format - the full text of @w into @buf (@n bytes; always
+ * NUL-terminated). Returns the length the whole text needs (like snprintf),
+ * so a caller can tell it was cut and size a buffer.
+ */
+int sl_why_format(const struct sl_why *w, char *buf, size_t n);
+
+#endif
