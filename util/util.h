@@ -10,9 +10,16 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define SL_FNV_OFFSET 0xcbf29ce484222325ull
 #define SL_FNV_PRIME  0x100000001b3ull
+
+/* sl_streq - @name is non-NULL and equals @want. */
+static inline int sl_streq(const char *name, const char *want)
+{
+	return name && !strcmp(name, want);
+}
 
 /* sl_fnv1a - fold @n bytes at @p into hash @h (start with SL_FNV_OFFSET). */
 static inline uint64_t sl_fnv1a(uint64_t h, const void *p, size_t n)
