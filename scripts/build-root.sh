@@ -186,9 +186,9 @@ if ! in_root "$APT install --no-install-recommends $PKGS"; then
 	done
 fi
 if ! in_root "command -v perf >/dev/null && perf version >/dev/null 2>&1"; then
-	reason=$(why "perf is missing or does not run")
+	reason=$(why "no apt error")
 	remove_root
-	die "linux-perf in the $SUITE root: $reason (log: $LOG)"
+	die "no working perf in the $SUITE root after apt-get install ($reason; log: $LOG)"
 fi
 [ -n "$missing" ] && echo "build-root: warning: not installable in $SUITE:$missing (log: $LOG)" >&2
 in_root "$APT clean" || true

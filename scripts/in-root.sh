@@ -23,6 +23,9 @@
 #             directory, when it exists; SYMLAZY_BIND= mounts nothing);
 #             SYMLAZY_BIND_AT changes the path inside
 #   /work     read-write bind of $SYMLAZY_WORK when set, else a fresh tmpfs
+#   /root, /tmp  fresh tmpfs each run (perf record's ~/.debug build-id cache
+#             would otherwise stay in the shared cached root and feed the next
+#             test); SYMLAZY_KEEP_HOME=1 uses the root's own directories
 # With SYMLAZY_BPF=1 also what bpftrace and bcc need: bpffs at /sys/fs/bpf,
 # tracefs at /sys/kernel/tracing, debugfs at /sys/kernel/debug (each only when
 # the host's /sys does not have it mounted already) and `ulimit -l unlimited`.
@@ -56,13 +59,14 @@ WORK=${SYMLAZY_WORK:-}
 [ -z "$WORK" ] || [ -d "$WORK" ] || die "SYMLAZY_WORK=$WORK is not a directory"
 [ -z "$WORK" ] || WORK=$(cd "$WORK" && pwd -P)
 BPF=${SYMLAZY_BPF:-0}
+KEEP=${SYMLAZY_KEEP_HOME:-0}
 
 # The mounts, done by a shell already inside the new mount namespace (or, in
 # the fallback, in the host's: then the trap below undoes them). Arguments:
-# ROOT BIND BIND_AT WORK BPF MOUNT_PROC CMD...
+# ROOT BIND BIND_AT WORK BPF KEEP MOUNT_PROC CMD...
 SETUP='
 set -u
-R=$1 BIND=$2 BIND_AT=$3 WORK=$4 BPF=$5 MPROC=$6; shift 6
+R=$1 BIND=$2 BIND_AT=$3 WORK=$4 BPF=$5 KEEP=$6 MPROC=$7; shift 7
 fail() { echo "in-root: $*" >&2; exit 125; }
 mnt() { # dir mount-args...
 	d=$1; shift
@@ -94,7 +98,12 @@ if [ "$BPF" = 1 ]; then
 	fi
 	ulimit -l unlimited 2>/dev/null || ulimit -l 1048576 2>/dev/null || :
 fi
-[ -d "$R/tmp" ] && chmod 1777 "$R/tmp"
+if [ "$KEEP" != 1 ]; then
+	# fresh /root (the ~/.debug build-id cache of perf) and /tmp per run: the
+	# cached root stays as built, one test cannot feed the next
+	mnt "$R/root" -t tmpfs -o mode=0700 tmpfs
+	mnt "$R/tmp" -t tmpfs -o mode=1777 tmpfs
+fi
 # not exec: this shell stays pid 1 of the new pid namespace (like
 # `docker run --init`), CMD runs as its child
 chroot "$R" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
@@ -111,7 +120,7 @@ if unshare --mount --pid --fork --propagation private true 2>/dev/null; then
 	# --kill-child: when unshare is killed (a test's timeout), so is the
 	# namespace's pid 1, and with it every process inside
 	exec unshare --mount --pid --fork --kill-child --propagation private --mount-proc="$ROOT/proc" \
-		sh -c "$SETUP" sh "$ROOT" "$BIND" "$BIND_AT" "$WORK" "$BPF" 0 "$@"
+		sh -c "$SETUP" sh "$ROOT" "$BIND" "$BIND_AT" "$WORK" "$BPF" "$KEEP" 0 "$@"
 fi
 
 # 2. fallback: a plain chroot in the host's namespaces; undo the mounts on exit
@@ -125,6 +134,6 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
-sh -c "$SETUP" sh "$ROOT" "$BIND" "$BIND_AT" "$WORK" "$BPF" 1 "$@"
+sh -c "$SETUP" sh "$ROOT" "$BIND" "$BIND_AT" "$WORK" "$BPF" "$KEEP" 1 "$@"
 rc=$?
 exit $rc
