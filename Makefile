@@ -109,6 +109,7 @@ install: $(SO) $(CMD_BIN)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/doc/symlazy
 	install -m 0644 $(SO) $(DESTDIR)$(PREFIX)/lib/libsymlazy.so
 	install -m 0644 README.md LICENSE $(DESTDIR)$(PREFIX)/share/doc/symlazy/
+	install -m 0644 doc/*.md $(DESTDIR)$(PREFIX)/share/doc/symlazy/
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(CMD_BIN) $(DESTDIR)$(PREFIX)/bin/symlazy
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man7
@@ -118,3 +119,4 @@ install: $(SO) $(CMD_BIN)
 clean:
 	rm -rf $(B)
 -include mk/robust.mk
+-include mk/doc.mk

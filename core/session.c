@@ -883,7 +883,7 @@ static int plan_copy(struct budget_plan *dst, const struct budget_plan *src, uin
  * (bcc's ProcSyms for another PID of the same binary, bpftrace's per-address
  * caches, perf top's reloads) gets the same symbols without a second charge,
  * so the budget bounds the symbols of distinct files, and a tool that holds
- * one copy per PID can hold up to one copy per PID of those (README).
+ * one copy per PID can hold up to one copy per PID of those (doc/budget.md).
  */
 static void plan_budget(struct sl_session *s, struct sl_table *t, const struct sl_dso *d)
 {

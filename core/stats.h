@@ -62,7 +62,7 @@ struct stats_totals {
 	uint64_t bcc_answered, bcc_delegated, bcc_caches, bcc_built, bcc_reused;
 };
 
-/* stats_write_json - one JSON object (see README "Stats"). Returns 0 or -errno. */
+/* stats_write_json - one JSON object (shape: doc/design.md "Stats"). Returns 0 or -errno. */
 int stats_write_json(FILE *f, const struct stats_totals *t, const struct scan_stats *list);
 
 /* JSON string escaping of @s into @f (quotes included). */

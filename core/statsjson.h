@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * statsjson.h - reader for the stats JSON the shim writes (SYMLAZY_STATS;
- * writer: core/stats.c stats_write_json; shape: README "Stats"). Exactly
+ * writer: core/stats.c stats_write_json; shape: doc/design.md "Stats"). Exactly
  * that shape: one object with the process fields, "totals" and "dsos".
  * Keys the writer may add later are skipped if they hold any JSON value;
  * missing required keys, wrong types, negative or fractional counts,

@@ -18,7 +18,19 @@
 # Prints markdown and writes build/bench-bpf.md; outputs in build/bench-bpf/.
 # Run as root (BPF). Environment: BENCH_PARTS ("bpftrace budget tools"),
 # BENCH_TOOLS (the tools of the last two parts), SYMLAZY_SO, PEAKRSS.
+#
+# bench-bpf.sh --markdown [FIXTURE_DIR] (or BENCH_MARKDOWN=1): stdout is only
+# the four tables of doc/measurements.md, in this order: bpftrace on the
+# fixture, bpftrace on node (one "skipped" row without node), the budget
+# multiples, per tool (make doc-tables picks them with table=1..4). Its
+# default tools add libbcc-index (bccsym -l 1 through the PLT, answered from
+# symlazy's index: per-tool table only).
 set -u
+MARKDOWN=${BENCH_MARKDOWN:-}
+case ${1:-} in
+--markdown) MARKDOWN=1; shift ;;
+--markdown=*) MARKDOWN=${1#--markdown=}; shift ;;
+esac
 ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 FIX=${1:-$ROOT/build/fix500k}
 SO=${SYMLAZY_SO:-$ROOT/build/libsymlazy.so}
@@ -57,6 +69,41 @@ fi
 sleep 1
 : >"$MD.tmp"
 say() { printf '%s\n' "$*" >>"$MD.tmp"; }
+# md N LINE: a line of --markdown table N
+rm -f md.1 md.2 md.3 md.4 md-bt-fixture.tsv md-bt-node.tsv
+md() { _n=$1; shift; printf '%s\n' "$*" >>"md.$_n"; }
+md 1 "| mode | peak RssAnon MiB | x floor | wall s | frames (named) | frames == stock libbcc |"
+md 1 "|---|---:|---:|---:|---:|---|"
+md 2 "| mode | peak RssAnon MiB | x floor | wall s | frames (named) | frames == stock libbcc |"
+md 2 "|---|---:|---:|---:|---:|---|"
+md 3 "| tool | floor MiB | 8M | 16M | 64M | names stock would not print |"
+md 3 "|---|---:|---:|---:|---:|---:|"
+md 4 "| tool | stock | default | budget 16M | SYMLAZY_ADDRS | default == stock | ADDRS == stock |"
+md 4 "|---|---:|---:|---:|---:|---|---|"
+# tlabel budget|tools TOOL: the tool's name in --markdown tables
+tlabel() {
+	case $1-$2 in
+	budget-perf-script) echo "perf script (\`SYMLAZY_LAZY=off\`)" ;;
+	*-perf-script) echo "perf script" ;;
+	*-perf-probe) echo "perf probe -F" ;;
+	*-libbcc-index) echo "libbcc from C through the PLT (index)" ;;
+	budget-libbcc-lazy) echo "libbcc loads, \`lazy_symbolize=1\` (\`bccsym -l 1\`, \`SYMLAZY_BCC=0\`)" ;;
+	budget-libbcc) echo "libbcc loads, \`lazy_symbolize=0\` (\`bccsym -l 0\`, \`SYMLAZY_BCC=0\`)" ;;
+	tools-libbcc-lazy) echo "libbcc loads, lazy (\`SYMLAZY_BCC=0\`)" ;;
+	tools-libbcc) echo "libbcc loads, not lazy (\`SYMLAZY_BCC=0\`)" ;;
+	budget-python-bcc) echo "Python \`BPF.sym\` (300 addresses)" ;;
+	tools-python-bcc) echo "**Python \`BPF.sym\`** (300 addresses)" ;;
+	budget-bpftrace-ustack) echo "bpftrace ustack (default: index)" ;;
+	tools-bpftrace-ustack) echo "**bpftrace ustack** (1 s)" ;;
+	budget-bpftrace-libelf) echo "bpftrace ustack, \`SYMLAZY_BCC=0\` (libbcc loads, one per address)" ;;
+	tools-bpftrace-libelf) echo "bpftrace ustack, \`SYMLAZY_BCC=0\`" ;;
+	budget-bpftrace-list) echo "bpftrace -l 'uprobe:main:*'" ;;
+	tools-bpftrace-list) echo "bpftrace -l" ;;
+	budget-uftrace) echo "uftrace record --force main 1" ;;
+	tools-uftrace) echo "uftrace record" ;;
+	*) echo "$2" ;;
+	esac
+}
 
 # frames FILE PID: "checked wrong named" of a ustack(perf) output against stock libbcc
 frames() {
@@ -104,9 +151,33 @@ if echo "$PARTS" | grep -q bpftrace; then
 			eq=$([ "$2" = 0 ] && echo yes || echo "no ($2 wrong)")
 			[ "$m" = floor ] && eq="(no user symbols)"
 			say "| $m (\`${e:-no preload}\`) | $(mib "$(anon "bt-$tgt-$m.rss")") | $(ratio "$(anon "bt-$tgt-$m.rss")" "$fa") | $(awk -v w="$(wall "bt-$tgt-$m.rss")" 'BEGIN{printf "%.1f", w/1000}') | $1 ($3) | $eq |"
+			[ "$m" = floor ] && eq=-
+			printf '%s\t%s\t%s\t%s\t%s (%s)\t%s\n' "$m" "$(mib "$(anon "bt-$tgt-$m.rss")")" \
+				"$(ratio "$(anon "bt-$tgt-$m.rss")" "$fa")" "$(awk -v w="$(wall "bt-$tgt-$m.rss")" 'BEGIN{printf "%.1f", w/1000}')" \
+				"$1" "$3" "$eq" >>"md-bt-$tgt.tsv"
 		done
 	done
 fi
+# the bpftrace tables of --markdown: stock, default, budget, libelf only, floor
+n=0
+for tgt in fixture node; do
+	n=$((n + 1))
+	if [ ! -s "md-bt-$tgt.tsv" ]; then
+		md $n "| (skipped: $([ $tgt = node ] && echo "no node in PATH" || echo "part bpftrace not run")) | - | - | - | - | - |"
+		continue
+	fi
+	for m in stock default budget-16M libelf-only floor; do
+		awk -F'\t' -v m="$m" -v n="$n" '$1 == m {
+			if (m == "stock") l = "stock (no preload)"
+			else if (m == "default") l = "default (`LD_PRELOAD`)"
+			else if (m == "budget-16M") l = "budget (`SYMLAZY_MAX_BYTES=16M`)"
+			else if (m == "libelf-only") l = (n == 1) ? "libelf only (`SYMLAZY_BCC=0`: libbcc loads, mmap'"'"'d tables)" : "libelf only (`SYMLAZY_BCC=0`)"
+			else l = "floor (`SYMLAZY_HIDE_ALL=1`)"
+			b = (m == "default") ? "**" : ""
+			printf "| %s%s%s | %s%s%s | %s%s%s | %s%s%s | %s | %s%s%s |\n", b, l, b, b, $2, b, b, $3, b, b, $4, b, $5, b, $6, b
+		}' "md-bt-$tgt.tsv" >>"md.$n"
+	done
+done
 
 # addresses for libbcc: 300 of the fixture's (ICF starts, random, neighbours)
 $PY "$ROOT/tests/integration/bcc_addrs.py" "$FP" 100 fix.sl >fix.all
@@ -137,7 +208,7 @@ tool_cmd() {
 	case $1 in
 	perf-script) echo "perf script -i $OUT/perf.data";;
 	perf-probe) echo "perf probe -x $FIX/main -F";;
-	libbcc-lazy) echo "./bccsym -l 1 $FP";;
+	libbcc-lazy|libbcc-index) echo "./bccsym -l 1 $FP";;
 	libbcc) echo "./bccsym -l 0 $FP";;
 	python-bcc) echo "$PY pysym.py fix.addrs $FP";;
 	bpftrace-ustack|bpftrace-libelf) echo "bpftrace $OUT/ustack.bt";;
@@ -180,6 +251,8 @@ PY
 }
 
 TOOLS=${BENCH_TOOLS:-perf-script perf-probe libbcc-lazy libbcc python-bcc bpftrace-ustack bpftrace-libelf bpftrace-list uftrace}
+[ -n "$MARKDOWN" ] && [ -z "${BENCH_TOOLS:-}" ] &&
+	TOOLS="perf-script perf-probe libbcc-index libbcc-lazy libbcc python-bcc bpftrace-ustack bpftrace-libelf bpftrace-list uftrace"
 if echo "$PARTS" | grep -qE 'budget|tools'; then
 	perf record -q -g -o perf.data -- "$FIX/main" 2 >/dev/null 2>&1
 	for t in $TOOLS; do
@@ -194,6 +267,7 @@ if echo "$PARTS" | grep -q budget; then
 	say "| tool (charged by) | floor MiB | 8M | 16M | 64M | names stock would not print |"
 	say "|---|---:|---:|---:|---:|---|"
 	for t in $TOOLS; do
+		[ "$t" = libbcc-index ] && continue   # answered from the index: nothing charged
 		row="" l=0
 		for B in 8M 16M 64M; do
 			e="LD_PRELOAD=$SO SYMLAZY_MAX_BYTES=$B SYMLAZY_LAZY=off"
@@ -204,6 +278,7 @@ if echo "$PARTS" | grep -q budget; then
 			l=$((l + $(lies "$t" "$t-b$B")))
 		done
 		say "| $t | $(mib "$(anon "$t-floor.rss")")$row | $l |"
+		md 3 "| $(tlabel budget "$t") | $(mib "$(anon "$t-floor.rss")")$row | $l |"
 	done
 fi
 if echo "$PARTS" | grep -q tools; then
@@ -213,8 +288,12 @@ if echo "$PARTS" | grep -q tools; then
 	say "| tool | stock MiB, s | default MiB, s | budget 16M MiB, s | SYMLAZY_ADDRS MiB, s | default == stock | ADDRS == stock |"
 	say "|---|---:|---:|---:|---:|---|---|"
 	for t in $TOOLS; do
-		e=""; case $t in libbcc*|bpftrace-libelf) e="SYMLAZY_BCC=0";; esac
+		e=""; case $t in libbcc-index) ;; libbcc*|bpftrace-libelf) e="SYMLAZY_BCC=0";; esac
 		run_tool "$t" "$t-def" LD_PRELOAD="$SO" $e
+		if [ "$t" = libbcc-index ]; then   # the index: no budget or ADDRS rows
+			md 4 "| $(tlabel tools "$t") | $(mib "$(anon "$t-stock.rss")"), $(awk -v w="$(wall "$t-stock.rss")" 'BEGIN{printf "%.1f", w/1000}') | $(mib "$(anon "$t-def.rss")"), $(awk -v w="$(wall "$t-def.rss")" 'BEGIN{printf "%.1f", w/1000}') | - | - | $([ "$(lies "$t" "$t-def")" = 0 ] && echo yes || echo no) | - |"
+			continue
+		fi
 		run_tool "$t" "$t-b16" LD_PRELOAD="$SO" SYMLAZY_MAX_BYTES=16M $e
 		run_tool "$t" "$t-addrs" LD_PRELOAD="$SO" SYMLAZY_ADDRS="$OUT/fix300.sl" $e
 		cell() { echo "$(mib "$(anon "$1.rss")"), $(awk -v w="$(wall "$1.rss")" 'BEGIN{printf "%.1f", w/1000}')"; }
@@ -227,6 +306,13 @@ if echo "$PARTS" | grep -q tools; then
 			esac
 		}
 		say "| $t | $(cell "$t-stock") | $(cell "$t-def") | $(cell "$t-b16") | $(cell "$t-addrs") | $(same "$t-def") | $(same "$t-addrs") |"
+		yn() { case $1 in yes*|".sym: stock's") echo yes ;; "no lies") echo "stock's names" ;; *) echo no ;; esac; }
+		b=""; case $t in python-bcc|bpftrace-ustack) b="**" ;; esac
+		case $t in
+		perf-probe) note=" (eager: it lists names)" ;; bpftrace-list) note=" (its own listing: eager)" ;;
+		uftrace) note=" (ignored)" ;; *) note="" ;;
+		esac
+		md 4 "| $(tlabel tools "$t") | $(cell "$t-stock") | $b$(cell "$t-def")$b | $(cell "$t-b16") | $(cell "$t-addrs")$note | $(yn "$(same "$t-def")") | $(yn "$(same "$t-addrs")") |"
 	done
 fi
 {
@@ -234,4 +320,12 @@ fi
 	cat "$MD.tmp"
 } >"$MD"
 rm -f "$MD.tmp"
-cat "$MD"
+if [ -n "$MARKDOWN" ]; then
+	for n in 1 2 3 4; do
+		[ $n = 1 ] || echo
+		[ "$(wc -l <"md.$n")" -gt 2 ] || md $n "| (part not run: BENCH_PARTS=$PARTS) |"
+		cat "md.$n"
+	done
+else
+	cat "$MD"
+fi

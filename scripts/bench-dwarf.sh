@@ -28,7 +28,18 @@
 # perf script CPU time (the floor = perf's own unwinding, no symbols).
 # Writes build/bench-dwarf.md. Env: BENCH_REPEAT (3), BENCH_PROFILES
 # ("fixture cxx rustc rustbin"), BENCH_TOOLS, BENCH_MODES, PERF, SYMLAZY_SO.
+#
+# bench-dwarf.sh --markdown (or BENCH_MARKDOWN=1): stdout is only the table of
+# doc/measurements.md (a row per profile and tool: stock / lazy / floor);
+# --markdown=rows: only rows "| DWARF <profile>, `perf ...` | stock MiB / s |
+# lazy MiB / s | floor MiB / s | lazy x floor (mem / wall) |", to append to
+# scripts/bench-real.sh --markdown's table (the perf 6.12 table); make doc-tables.
 set -u
+MARKDOWN=${BENCH_MARKDOWN:-}
+case ${1:-} in
+--markdown) MARKDOWN=1; shift ;;
+--markdown=*) MARKDOWN=${1#--markdown=}; shift ;;
+esac
 ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 SO=${SYMLAZY_SO:-$ROOT/build/libsymlazy.so}
 PEAKRSS=$ROOT/build/bin/peakrss
@@ -182,4 +193,57 @@ done
 	cat "$MD.tmp"
 } >"$MD"
 rm -f "$MD.tmp"
-cat "$MD"
+[ -z "$MARKDOWN" ] && cat "$MD"
+[ -z "$MARKDOWN" ] && exit 0
+
+# ---- --markdown: the tables of doc/measurements.md ------------------------
+[ "$MARKDOWN" = rows ] || {
+	echo "| profile | perf | peak RssAnon MiB stock / lazy / floor | CPU s stock / lazy / floor | wall s stock / lazy / floor | lazy x floor (mem / wall) | lazy == stock |"
+	echo "|---|---|---|---|---|---|---|"
+}
+firstp=1
+for p in $PROFILES; do
+	ns=$(grep -c '^[^[:space:]]' "$OUT/$p-script-noinline-stock.out" 2>/dev/null)
+	case $p in
+	fixture) pl=fixture; rl="DWARF fixture" ;;
+	cxx) pl="g++ -O2 program, libstdc++"; rl="DWARF g++ program" ;;
+	rustc) pl="\`rustc -O hello.rs\`"; rl="DWARF rustc" ;;
+	rustbin) pl="Rust program (\`tests/corpus/rust.rs\`)"; rl="DWARF Rust program" ;;
+	*) pl=$p; rl="DWARF $p" ;;
+	esac
+	if [ -n "$ns" ]; then
+		if [ $firstp = 1 ]; then pl="$pl ($ns samples)"; else pl="$pl ($ns)"; fi
+	fi
+	firstt=1
+	for t in $TOOLS; do
+		case $t in
+		script-noinline) tl=script; rt="perf script --no-inline" ;;
+		report-noinline) tl="report --stdio"; rt="perf report --stdio --no-inline" ;;
+		script) tl="script (inline frames)"; rt="perf script" ;;
+		report) tl="report --stdio (inline frames)"; rt="perf report --stdio" ;;
+		*) tl=$t; rt=$t ;;
+		esac
+		if cmp -s "$OUT/$p-$t-stock.cmp" "$OUT/$p-$t-lazy.cmp"; then eq=yes
+		else eq="no ($(diff "$OUT/$p-$t-stock.cmp" "$OUT/$p-$t-lazy.cmp" 2>/dev/null | grep -c '^>') lines)"; fi
+		set --
+		for m in stock lazy floor; do
+			set -- "$@" "$(median peak_rss_anon_kb "$p" "$t" "$m" 2>/dev/null)" \
+				"$(median cpu_ms "$p" "$t" "$m" 2>/dev/null)" "$(median wall_ms "$p" "$t" "$m" 2>/dev/null)"
+		done
+		awk -v rows="$([ "$MARKDOWN" = rows ] && echo 1)" -v pl="$([ $firstt = 1 ] && echo "$pl")" -v tl="$tl" \
+			-v rl="$rl, \`$rt\`" -v eq="$eq" -v sa="${1:-0}" -v sc="${2:-0}" -v sw="${3:-0}" -v la="${4:-0}" \
+			-v lc="${5:-0}" -v lw="${6:-0}" -v fa="${7:-0}" -v fc="${8:-0}" -v fw="${9:-0}" 'BEGIN {
+			x = (fa > 0 && fw > 0) ? sprintf("%.2f / %.2f", la / fa, lw / fw) : "-"
+			if (rows) {
+				d = (eq == "yes") ? "" : " (output differs: " substr(eq, 5, length(eq) - 5) ")"
+				printf "| %s | %.1f / %.2f | %.1f / %.2f%s | %.1f / %.2f | %s |\n", rl, sa / 1024, sw / 1000,
+					la / 1024, lw / 1000, d, fa / 1024, fw / 1000, x
+			} else
+				printf "| %s | %s | %.1f / **%.1f** / %.1f | %.2f / **%.2f** / %.2f | %.2f / %.2f / %.2f | %s | %s |\n",
+					pl, tl, sa / 1024, la / 1024, fa / 1024, sc / 1000, lc / 1000, fc / 1000,
+					sw / 1000, lw / 1000, fw / 1000, x, eq
+		}'
+		firstt=0
+	done
+	firstp=0
+done

@@ -22,7 +22,17 @@
 #   clients    hotspot-perfparser on a perf record --call-graph dwarf profile
 #              of the fixture, eu-stack -p on an idle node process.
 # Env: BENCH_BINS (override the binary list), SYMLAZY_SO.
+#
+#   sh scripts/bench-dwfl.sh --markdown [RUNS]   (or BENCH_MARKDOWN=1)
+# stdout is only the three tables as doc/measurements.md has them (no
+# headings; binaries named "fixture 150k", "/usr/bin/node (110k)", ...: the
+# count is the function symbols with a size); make doc-tables.
 set -u
+MARKDOWN=${BENCH_MARKDOWN:-}
+case ${1:-} in
+--markdown) MARKDOWN=1; shift ;;
+--markdown=*) MARKDOWN=${1#--markdown=}; shift ;;
+esac
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SO=${SYMLAZY_SO:-$ROOT/build/libsymlazy.so}
 RUNS=${1:-3}
@@ -64,6 +74,24 @@ cell() {
 	echo "$wall $cpu $rss"
 }
 
+# hd LINE: a heading line, left out of --markdown output
+hd() { [ -n "$MARKDOWN" ] || echo "$*"; }
+
+# label BIN: the binary's name in --markdown tables (after addrs BIN)
+label() {
+	case $1 in
+	"$ROOT/build/fixture/main") echo "fixture 150k" ;;
+	"$ROOT/build/fixture-500k/main") echo "fixture 500k" ;;
+	*)
+		k=$(awk 'END { printf "%.0fk", NR / 1000 }' "$W/syms")
+		if nm --defined-only "$1" 2>/dev/null | grep -q .; then t=""; else t=" dynsym"; fi
+		case $(basename "$1") in
+		librustc_driver-*) echo "librustc_driver ($k$t)" ;;
+		*) echo "$1 ($k$t)" ;;
+		esac ;;
+	esac
+}
+
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "-" }'; }
 
 # addrs FILE N: N random function-interior addresses (hex), fixed seed
@@ -86,8 +114,8 @@ sh "$ROOT/scripts/build-fixture.sh" "$ROOT/build/fixture-500k" --big-funcs 50000
 RUSTC_DRIVER=$(ls "$(rustc --print sysroot 2>/dev/null)"/lib/librustc_driver-*.so 2>/dev/null | head -1)
 BINS=${BENCH_BINS:-"$ROOT/build/fixture/main $ROOT/build/fixture-500k/main $RUSTC_DRIVER /usr/bin/node"}
 
-echo "## eu-addr2line -f (median of $RUNS; wall s / CPU s / peak RSS MiB)"
-echo
+hd "## eu-addr2line -f (median of $RUNS; wall s / CPU s / peak RSS MiB)"
+hd ""
 echo "| binary | addresses | stock | shim, cache warm | x wall | x CPU | shim, no cache | x wall | output |"
 echo "|---|---:|---|---|---:|---:|---|---:|---|"
 for bin in $BINS; do
@@ -106,6 +134,7 @@ for bin in $BINS; do
 		same=identical
 		cmp -s "$W/$tag.$n.stock.out" "$W/$tag.$n.shim.out" || same=DIFFERENT
 		cmp -s "$W/$tag.$n.stock.out" "$W/$tag.$n.nocache.out" || same=DIFFERENT
+		[ -n "$MARKDOWN" ] && b=$(label "$bin")
 		set -- $st
 		sw=$1 sc=$2 sr=$3
 		set -- $sh
@@ -116,8 +145,8 @@ for bin in $BINS; do
 done
 
 echo
-echo "## Symbol reads the index does not serve (median of $RUNS; CPU s)"
-echo
+hd "## Symbol reads the index does not serve (median of $RUNS; CPU s)"
+hd ""
 echo "| workload | stock CPU | shim CPU | shim/stock |"
 echo "|---|---:|---:|---:|"
 if [ -x "$ROOT/build/bin/symread-bench" ]; then
@@ -136,8 +165,8 @@ if [ -f "$fix" ]; then
 fi
 
 echo
-echo "## Multi-module libdwfl clients (median of $RUNS; wall s / CPU s / peak RSS MiB)"
-echo
+hd "## Multi-module libdwfl clients (median of $RUNS; wall s / CPU s / peak RSS MiB)"
+hd ""
 echo "| client | stock | shim | x wall | output |"
 echo "|---|---|---|---:|---|"
 PP=/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser

@@ -19,7 +19,17 @@
 # "# (Tip: ...)" line is pinned by tests/corpus/fixtime.c in every mode).
 # Env: BENCH_PROFILES, BENCH_TOOLS, BENCH_REPEAT, PERF, SYMLAZY_SO, PEAKRSS.
 # Writes build/bench-kernel.md.
+#
+# bench-kernel.sh --markdown (or BENCH_MARKDOWN=1): stdout is only the table of
+# doc/measurements.md: a row per profile and tool, "MiB / s" for stock, lazy,
+# floor and absolute floor, lazy x abs floor, and the kallsyms lines lazy mode
+# kept (from its SYMLAZY_STATS); make doc-tables.
 set -u
+MARKDOWN=${BENCH_MARKDOWN:-}
+case ${1:-} in
+--markdown) MARKDOWN=1; shift ;;
+--markdown=*) MARKDOWN=${1#--markdown=}; shift ;;
+esac
 ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 SO=${SYMLAZY_SO:-$ROOT/build/libsymlazy.so}
 PEAKRSS=${PEAKRSS:-$ROOT/build/bin/peakrss}
@@ -114,6 +124,7 @@ for p in $PROFILES; do
 	[ -s "$p.data" ] || continue
 	lines=""
 	[ "$p" = node ] && lines=" (perf map: $(wc -l < "$(ls -t /tmp/perf-*.map 2>/dev/null | head -1)" 2>/dev/null) lines)"
+	echo "$lines" | sed -n 's/.*perf map: \([0-9][0-9]*\) lines.*/\1/p' >"$OUT/$p.maplines"
 	for t in $TOOLS; do
 		for m in $MODES; do "$PERF" $(args "$t" "$p") >/dev/null 2>&1; break; done   # warm caches
 		for r in $(seq 1 "$REPEAT"); do for m in $MODES; do run "$p" "$t" "$m" "$r"; done; done
@@ -146,4 +157,57 @@ for p in $PROFILES; do
 		} >> "$MD"
 	done
 done
-cat "$MD"
+[ -z "$MARKDOWN" ] && cat "$MD"
+[ -z "$MARKDOWN" ] && exit 0
+
+# ---- --markdown: the table of doc/measurements.md ------------------------
+# texts JSON: kallsyms lines kept, perf map mode, from lazy mode's stats
+texts() {
+	command -v python3 >/dev/null 2>&1 && [ -s "$1" ] || return 0
+	python3 - "$1" <<'PY'
+import json, sys
+try:
+    t = json.load(open(sys.argv[1])).get("texts", [])
+except Exception:
+    sys.exit(0)
+k = sorted(set(str(x.get("kept")) for x in t if x.get("kind") == "kallsyms"))
+m = sorted(set(x.get("mode", "?") for x in t if x.get("kind") == "perfmap"))
+print("; ".join(([", ".join(k)] if k else []) + (["perf map: " + "/".join(m)] if m else [])))
+PY
+}
+echo "| profile, tool | stock MiB / s | lazy MiB / s | floor MiB / s | abs floor MiB / s | lazy x abs floor (mem / wall) | kallsyms lines kept |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
+for p in $PROFILES; do
+	[ -s "$p.data" ] || continue
+	case $p in
+	syscall) pl="syscall loop" ;; rustc) pl="rustc -O" ;; system) pl="\`perf record -a -g\`" ;;
+	node) pl="node --perf-basic-prof" ;; *) pl=$p ;;
+	esac
+	first=1
+	for t in $TOOLS; do
+		case $t in
+		script) tl="\`perf script\`" ;; report) tl="\`perf report --stdio\`" ;; sortds) tl="\`--sort dso,sym\`" ;; *) tl=$t ;;
+		esac
+		l=$pl
+		if [ $first = 1 ] && [ -s "$OUT/$p.maplines" ]; then
+			l="$pl ($(sed ':a;s/\B[0-9]\{3\}\>/,&/;ta' "$OUT/$p.maplines")-line perf map)"
+		fi
+		if cmp -s "$OUT/$p-$t-stock.out" "$OUT/$p-$t-lazy.out"; then d=""
+		elif [ "$t" != script ] && python3 "$ROOT/tests/report_same.py" \
+			"$OUT/$p-$t-stock.out" "$OUT/$p-$t-lazy.out" >/dev/null 2>&1; then d=" (stock's tie order)"
+		else d=" (DIFFERS)"; fi
+		set --
+		for m in stock lazy floor absfloor; do
+			set -- "$@" "$(median peak_rss_anon_kb "$p" "$t" "$m" 2>/dev/null)" "$(median wall_ms "$p" "$t" "$m" 2>/dev/null)"
+		done
+		awk -v l="$l, $tl" -v d="$d" -v node="$([ "$p" = node ] && echo 1)" -v k="$(texts "$OUT/$p-$t-lazy.json")" \
+			-v sa="${1:-0}" -v sw="${2:-0}" -v la="${3:-0}" -v lw="${4:-0}" -v fa="${5:-0}" -v fw="${6:-0}" \
+			-v aa="${7:-0}" -v aw="${8:-0}" 'BEGIN {
+			x = (aa > 0 && aw > 0) ? sprintf("%.2f / %.2f", la / aa, lw / aw) : "-"
+			if (node && fa > 0) x = x sprintf(" (%.2f x floor)", la / fa)
+			printf "| %s | %.1f / %.2f | %.1f / %.2f%s | %.1f / %.2f | %.1f / %.2f | %s | %s |\n", l,
+				sa / 1024, sw / 1000, la / 1024, lw / 1000, d, fa / 1024, fw / 1000, aa / 1024, aw / 1000, x, k
+		}'
+		first=0
+	done
+done

@@ -27,8 +27,18 @@
 # BENCH_TOOLS ("script report"), BENCH_DIR (build/bench-real: recordings,
 # outputs, caches), BENCH_RERECORD=1 (record again), SYMLAZY_SO
 # (build/libsymlazy.so), PEAKRSS (build/bin/peakrss), PERF (perf).
-# Tables go to stdout and $BENCH_DIR/bench-real.md.
+# Tables go to stdout and $BENCH_DIR/bench-real.md. BENCH_MODES (default
+# "stock lazy lazy-cold floor") picks modes.
+#
+# bench-real.sh --markdown (or BENCH_MARKDOWN=1): stdout is only one table as
+# doc/measurements.md has it: a row per recording and tool, "MiB / s" per mode
+# and lazy x floor (mem / wall); make doc-tables.
 set -u
+MARKDOWN=${BENCH_MARKDOWN:-}
+case ${1:-} in
+--markdown) MARKDOWN=1; shift ;;
+--markdown=*) MARKDOWN=${1#--markdown=}; shift ;;
+esac
 ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 SO=${SYMLAZY_SO:-$ROOT/build/libsymlazy.so}
 PEAKRSS=${PEAKRSS:-$ROOT/build/bin/peakrss}
@@ -37,7 +47,7 @@ REPEAT=${BENCH_REPEAT:-5}
 RECS=${BENCH_RECORDINGS:-node rustc system}
 TOOLS=${BENCH_TOOLS:-script report}
 DIR=${BENCH_DIR:-$ROOT/build/bench-real}
-MODES="stock lazy lazy-cold floor"
+MODES=${BENCH_MODES:-stock lazy lazy-cold floor}
 MD=$DIR/bench-real.md
 
 # The modes define the SYMLAZY_* settings; don't inherit the caller's.
@@ -51,7 +61,7 @@ mkdir -p "$DIR" || exit 2
 DIR=$(cd "$DIR" && pwd)
 : >"$MD"
 
-say() { echo "$*"; echo "$*" >>"$MD"; }
+say() { [ -n "$MARKDOWN" ] || echo "$*"; echo "$*" >>"$MD"; }
 
 # ---- recordings ---------------------------------------------------------
 
@@ -218,11 +228,14 @@ say "median of $REPEAT runs per mode, modes interleaved; peak RssAnon sampled ev
 say "x floor = value / floor's; lazy = warm index cache, lazy-cold = empty cache each run."
 for rec in $RECS; do
 	say ""
+	rm -f "$DIR/out/$rec.skip" "$DIR/out/$rec.nsamples"
 	if ! prepare "$rec"; then
 		say "### $rec: SKIP: $skip"
+		echo "$skip" >"$DIR/out/$rec.skip"
 		continue
 	fi
 	nsamples=$("$PERF" script -i "$DIR/$rec.data" -F pid 2>/dev/null | grep -c .)
+	echo "$nsamples" >"$DIR/out/$rec.nsamples"
 	# warm the page cache, perf's ~/.debug and the lazy index cache (not measured)
 	for t in $TOOLS; do
 		"$PERF" $(tool_args "$t" "$DIR/$rec.data") >/dev/null 2>&1
@@ -261,5 +274,42 @@ for rec in $RECS; do
 		echo "$s" | while IFS= read -r line; do say "- $line"; done
 	fi
 done
+if [ -n "$MARKDOWN" ]; then   # the table of doc/measurements.md
+	hdr="| recording, tool |" sep="|---|"
+	for m in $MODES; do hdr="$hdr $m MiB / s |" sep="$sep---:|"; done
+	echo "$hdr lazy x floor (mem / wall) |"
+	echo "$sep---:|"
+	for rec in $RECS; do
+		case $rec in
+		rustc) label="\`rustc -O hello.rs\`" ;;
+		node) label="\`node\`" ;;
+		system)
+			progs=""
+			for x in rustc node g++ python3; do have "$x" && progs="${progs:+$progs, }$x"; done
+			label="\`perf record -a -g\` while $progs run" ;;
+		*) label=$rec ;;
+		esac
+		if [ -s "$DIR/out/$rec.skip" ]; then
+			echo "| $label: skipped ($(cat "$DIR/out/$rec.skip")) |$(for m in $MODES; do printf ' - |'; done) - |"
+			continue
+		fi
+		first=1
+		for t in $TOOLS; do
+			case $t in script) tl="\`perf script\`" ;; report) tl="\`perf report --stdio\`" ;; *) tl=$t ;; esac
+			if [ $first = 1 ]; then row="| $label ($(cat "$DIR/out/$rec.nsamples") samples), $tl |"; else row="| same, $tl |"; fi
+			for m in $MODES; do
+				eq=$(same_as_stock "$rec" "$t" "$m")
+				row="$row $(awk -v a="$(median peak_rss_anon_kb "$rec" "$t" "$m")" -v w="$(median wall_ms "$rec" "$t" "$m")" \
+					-v eq="$eq" 'BEGIN { printf "%.1f / %.3f", a / 1024, w / 1000
+					if (eq ~ /^NO/) printf " (output differs: %s)", substr(eq, 5) }') |"
+			done
+			row="$row $(awk -v a="$(median peak_rss_anon_kb "$rec" "$t" lazy)" -v w="$(median wall_ms "$rec" "$t" lazy)" \
+				-v fa="$(median peak_rss_anon_kb "$rec" "$t" floor)" -v fw="$(median wall_ms "$rec" "$t" floor)" 'BEGIN {
+				if (a > 0 && fa > 0 && fw > 0) printf "%.2f / %.2f", a / fa, w / fw; else printf "-" }') |"
+			echo "$row"
+			first=0
+		done
+	done
+fi
 echo >&2
 echo "bench-real: tables in $MD; outputs in $DIR/out" >&2

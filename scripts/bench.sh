@@ -21,7 +21,20 @@
 # SYMLAZY_SO (build/libsymlazy.so), PEAKRSS (build/bin/peakrss), PERF (perf),
 # BENCH_DATA (perf.data to use or record, default FIXTURE_DIR/perf.data: one
 # per perf version, perf 6.1 cannot read 6.12's), BENCH_OUT, BENCH_MD.
+#
+# bench.sh --markdown [FIXTURE_DIR] (or BENCH_MARKDOWN=1): stdout is only the
+# tables as doc/measurements.md has them (one per tool; make doc-tables).
+# bench.sh --markdown=versions [FIXTURE_DIR]: the whole measurement once with
+# PERF and BENCH_DATA and once with BENCH_PERF2 (required, e.g.
+# $(sh scripts/build-perf612.sh)) and BENCH_DATA2 (default
+# FIXTURE_DIR/perf-2.data, recorded by that perf if missing), printed as one
+# table per tool with a column per perf version.
 set -u
+MARKDOWN=${BENCH_MARKDOWN:-}
+case ${1:-} in
+--markdown) MARKDOWN=1; shift ;;
+--markdown=*) MARKDOWN=${1#--markdown=}; shift ;;
+esac
 ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 FIX=${1:-$ROOT/build/fixture}
 FIX=$(cd "$FIX" 2>/dev/null && pwd) || { echo "bench: no fixture dir ${1:-build/fixture}; run: sh scripts/build-fixture.sh build/fixture" >&2; exit 2; }
@@ -34,6 +47,46 @@ MODES=${BENCH_MODES:-stock mmap budget-8M lazy floor}
 OUT=${BENCH_OUT:-$ROOT/build/bench-out}
 MD=${BENCH_MD:-$ROOT/build/bench.md}
 DATA=${BENCH_DATA:-$FIX/perf.data}
+
+# --markdown=versions: run this script once per perf (BENCH_MARKDOWN=tsv:
+# "tool mode anon_kb wall_ms same" lines) and merge.
+if [ "$MARKDOWN" = versions ]; then
+	[ -n "${BENCH_PERF2:-}" ] || { echo "bench: --markdown=versions needs BENCH_PERF2 (the second perf, e.g. \$(sh scripts/build-perf612.sh))" >&2; exit 2; }
+	mkdir -p "$OUT" || exit 2
+	for v in 1 2; do
+		if [ $v = 1 ]; then p=$PERF d=$DATA; else p=$BENCH_PERF2 d=${BENCH_DATA2:-$FIX/perf-2.data}; fi
+		"$p" version >/dev/null 2>&1 || { echo "bench: $p: not a perf" >&2; exit 2; }
+		"$p" version | sed -n 's/^perf version \([0-9]*\.[0-9]*\).*/\1/p' >"$OUT/v$v.version"
+		PERF=$p BENCH_DATA=$d BENCH_OUT=$OUT/v$v BENCH_MD=$OUT/v$v.md BENCH_MARKDOWN=tsv \
+			sh "$0" "$FIX" >"$OUT/v$v.tsv" || exit 1
+	done
+	first=1
+	for t in $TOOLS; do
+		[ $first = 1 ] || echo
+		case $t in script) h="\`perf script\`" ;; *) h="\`perf report --stdio\`" ;; esac
+		v1=$(cat "$OUT/v1.version") v2=$(cat "$OUT/v2.version")
+		echo "| $h | peak RssAnon MiB ${v1:-1} | ${v2:-2} | wall s ${v1:-1} | ${v2:-2} | output == stock |"
+		echo "|---|---:|---:|---:|---:|---|"
+		for m in $MODES; do
+			awk -F'\t' -v t="$t" -v m="$m" -v first="$first" '
+			FILENAME ~ /v1.tsv$/ && $1 == t && $2 == m { a1 = $3; w1 = $4; s1 = $5 }
+			FILENAME ~ /v2.tsv$/ && $1 == t && $2 == m { a2 = $3; w2 = $4; s2 = $5 }
+			END {
+				if (m == "stock") { l = "stock perf"; eq = "reference" }
+				else if (m == "floor") { l = first ? "floor (`SYMLAZY_HIDE_ALL=1`)" : "floor"; eq = "—" }
+				else {
+					l = m; sub(/^budget-/, "budget ", l); if (m == "mmap") l = "mmap only"
+					eq = (s1 == "identical" && s2 == "identical") ? "identical (both)" : s1 " / " s2
+				}
+				b = (m == "lazy") ? "**" : ""
+				printf "| %s%s%s | %s%.1f%s | %s%.1f%s | %s%.2f%s | %s%.2f%s | %s |\n", b, l, b,
+					b, a1 / 1024, b, b, a2 / 1024, b, b, w1 / 1000, b, b, w2 / 1000, b, eq
+			}' "$OUT/v1.tsv" "$OUT/v2.tsv"
+		done
+		first=0
+	done
+	exit 0
+fi
 
 # The modes define the SYMLAZY_* settings; don't inherit the caller's.
 unset SYMLAZY_MMAP SYMLAZY_MAX_BYTES SYMLAZY_LAZY SYMLAZY_HIDE_ALL SYMLAZY_STATS SYMLAZY_DISABLE
@@ -142,6 +195,55 @@ nsamples=""
 	cat "$MD.tmp"
 } >"$MD"
 rm -f "$MD.tmp"
-cat "$MD"
-echo
+# same TOOL MODE: identical / differs:N (stdout against stock's, Tip lines dropped)
+same() {
+	if cmp -s "$OUT/$1-stock.cmp" "$OUT/$1-$2.cmp"; then echo identical
+	else echo "differs:$(diff "$OUT/$1-stock.cmp" "$OUT/$1-$2.cmp" | grep -c '^>')"; fi
+}
+case $MARKDOWN in
+'')
+	cat "$MD"
+	echo
+	;;
+tsv)	# for --markdown=versions
+	for t in $TOOLS; do
+		for m in $MODES; do
+			printf '%s\t%s\t%s\t%s\t%s\n' "$t" "$m" "$(median peak_rss_anon_kb "$t" "$m")" \
+				"$(median wall_ms "$t" "$m")" "$(same "$t" "$m")"
+		done
+	done
+	;;
+*)	# the tables of doc/measurements.md
+	first=1
+	for t in $TOOLS; do
+		[ $first = 1 ] || echo
+		echo "| mode | peak RssAnon MiB | x floor | wall s | x floor | output == stock |"
+		echo "|---|---:|---:|---:|---:|---|"
+		fa=$(median peak_rss_anon_kb "$t" floor 2>/dev/null)
+		fw=$(median wall_ms "$t" floor 2>/dev/null)
+		for m in $MODES; do
+			awk -v m="$m" -v env="$(mode_env "$m")" -v first="$first" -v a="$(median peak_rss_anon_kb "$t" "$m")" \
+				-v w="$(median wall_ms "$t" "$m")" -v fa="${fa:-0}" -v fw="${fw:-0}" -v s="$(same "$t" "$m")" 'BEGIN {
+				if (m == "stock") { l = "stock perf (no shim)"; eq = "reference" }
+				else if (m == "floor") { l = first ? "floor (every user symbol hidden)" : "floor"; eq = "—" }
+				else if (m == "mmap") l = first ? "shim, mmap only (`" env "`)" : "shim, mmap only"
+				else if (m ~ /^budget-/) l = first ? "shim, budget (`" env "`)" : "shim, budget " substr(m, 8)
+				else if (m == "lazy") l = first ? "shim, lazy (the default; `SYMLAZY_LAZY=on` in the demo'"'"'s table)" : "shim, lazy (the default)"
+				else l = m
+				if (m != "stock" && m != "floor") {
+					if (s == "identical") eq = "identical"
+					else if (m ~ /^budget-/) eq = "`[unknown]` past the budget"
+					else { sub(/^differs:/, "", s); eq = "differs (" s " lines)" }
+				}
+				xa = (fa > 0) ? sprintf("%.2f", a / fa) : "-"
+				xw = (fw > 0) ? sprintf("%.2f", w / fw) : "-"
+				b = (m == "lazy") ? "**" : ""
+				printf "| %s%s%s | %s%.1f%s | %s%s%s | %s%.2f%s | %s%s%s | %s%s%s |\n", b, l, b, b, a / 1024, b,
+					b, xa, b, b, w / 1000, b, b, xw, b, b, eq, b
+			}'
+		done
+		first=0
+	done
+	;;
+esac
 echo "bench: table written to $MD; outputs in $OUT" >&2

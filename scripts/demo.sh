@@ -78,7 +78,7 @@ if [ -x "$RUSTC" ]; then
 		if [ $m = floor ]; then eq="-"; elif cmp -s "$RD/ref.out" "$RD/$m.out"; then eq=yes; else eq=no; fi
 		awk -v m="$m" -v a="${a:-0}" -v w="${w:-0}" -v eq="$eq" 'BEGIN { printf "| %s | %.1f | %.2f | %s |\n", m, a / 1024, w / 1000, eq }'
 	done
-	echo "(the whole Rust toolchain is lazy, librustc_driver included: perf aborts its .dynsym pass and lazy mode mirrors that, README \"How it works\")"
+	echo "(the whole Rust toolchain is lazy, librustc_driver included: perf aborts its .dynsym pass and lazy mode mirrors that, doc/design.md \"How it works\")"
 else
 	echo "(skipped: no rustc)"
 fi

@@ -9,7 +9,7 @@ Exit 0: byte-identical ("identical" on stdout), or identical except that sibling
         objects, i.e. by where malloc put them, and sorts them by weight
         only afterwards (a stable insert in sort_chain_graph_abs), so a tie
         across DSOs prints in heap order; stock perf alone flips it under
-        MALLOC_MMAP_THRESHOLD_=0 (README "Exactness"). Required for this
+        MALLOC_MMAP_THRESHOLD_=0 (doc/perf.md "Exactness"). Required for this
         verdict, per report entry (the lines between two flat
         "NN.NN% ... [.] sym" lines): the flat lines are identical and in the
         same order, the entry's graph lines are the same multiset once the

@@ -7,7 +7,7 @@
  * text). The table's text is a printf format with at most one "%s" for the
  * detail; without "%s" a non-empty detail is appended as ": detail". The
  * stats JSON carries both the code name (`reason_code`) and the formatted
- * text (`reason`); the README's fallback table quotes the texts. Details are
+ * text (`reason`); doc/reliability.md's fallback table quotes the texts. Details are
  * never cut: struct sl_why holds up to SL_WHY_DETAIL bytes and
  * sl_why_set() reports truncation by ending the detail with "...".
  */

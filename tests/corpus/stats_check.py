@@ -6,7 +6,7 @@ MAIN is BUILD_ID or BUILD_ID=PATH (PATH: the file perf must have scanned the
 .symtab from, e.g. a separate debug file). EXPECT is one of
   lazy       every scan of every MAIN DSO is "lazy", 0 < passed < scanned/2
   lazy|fallback  as lazy, or eager with one of the documented reasons for
-             PLT samples and overlapping symbols (README "When lazy mode falls
+             PLT samples and overlapping symbols (doc/reliability.md "When lazy mode falls
              back"): "is in the PLT", "covered by overlapping symbols",
              "reduced tree answers differently", "duplicate choice needs
              demangled names"
