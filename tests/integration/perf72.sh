@@ -1,0 +1,173 @@
+#!/bin/sh
+# perf72.sh - lazy mode under perf 7.2 (issue 19): Debian sid's own perf
+# (linux-perf 7.2.x, built with libdw unwinding and debuginfod) in a sid root
+# filesystem made by scripts/build-root.sh (cached outside the clone) and
+# entered by scripts/in-root.sh the way a container is (mount + pid
+# namespaces, chroot), with this build's libsymlazy.so bind-mounted in.
+# Recordings are made inside by perf 7.2 itself, of programs of that root:
+#   cxx      g++ -O2 -g, frame pointers (tests/corpus/cxx.cpp)
+#   cxxdw    the same, --call-graph dwarf (libdw unwinding)
+#   rustc    rustc -O compiling a small program (librustc_driver), fp
+#   node     node running a loop, fp
+#   system   perf record -a -g while the programs above run
+# Each is compared stock vs shim, stdout byte for byte: perf script (inline
+# frames: 7.x's default), perf script --no-inline, perf report --stdio (its
+# random "# (Tip: ...)" line aside, stock perf's equal-weight sibling order
+# allowed by tests/report_same.py), perf annotate --stdio of the hottest
+# symbol; and the stats say whether lazy mode ran.
+# Prints PASS:/FAIL:/SKIP:/INFO: lines; SKIP (exit 0) with the reason when the
+# sid root cannot be built or entered here.
+# Env: SYMLAZY_ROOT, SYMLAZY_SO, PERF72_CASES (default: all five).
+set -u
+ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+SO=${SYMLAZY_SO:-$ROOT/build/libsymlazy.so}
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+T=$ROOT/build/perf72
+failed=0
+t0=$(date +%s)
+pass() { echo "PASS: perf72/$*"; }
+fail() { echo "FAIL: perf72/$*"; failed=1; }
+skip() { echo "SKIP: perf72/$*"; }
+info() { echo "INFO: perf72/$*"; }
+
+[ -f "$SO" ] || { fail "setup: $SO missing (run make)"; exit 1; }
+if [ "$(id -u)" != 0 ]; then
+	skip "all: not root (a root filesystem needs chroot and mount)"
+	exit 0
+fi
+SID=$(sh "$ROOT/scripts/build-root.sh" sid 2>"$ROOT/build/perf72-root.err")
+if [ $? -ne 0 ] || [ ! -d "$SID" ]; then
+	skip "all: $(tail -1 "$ROOT/build/perf72-root.err")"
+	exit 0
+fi
+rm -rf "$T"
+mkdir -p "$T/w/out" "$T/so" || exit 1
+cp "$SO" "$T/so/libsymlazy.so" || exit 1
+W=$T/w
+# in the root: /work is $W, /symlazy the shim's directory
+inr() { SYMLAZY_WORK=$W SYMLAZY_BIND=$T/so sh "$ROOT/scripts/in-root.sh" "$SID" "$@"; }
+ver=$(inr perf version 2>/dev/null)
+case $ver in
+"perf version 7.2."*) info "perf: $ver (Debian sid root $SID)" ;;
+*) skip "all: the sid root's perf is not 7.2 ($ver)"; exit 0 ;;
+esac
+if ! inr perf record -q -o /work/probe.data -- true >"$T/probe.log" 2>&1; then
+	skip "all: perf record does not work in the root: $(grep -v schedstat "$T/probe.log" | head -1)"
+	exit 0
+fi
+
+# cmp72 NAME perf-args...: stock vs shim stdout and exit status, in the root
+cmp72() {
+	_n=$1
+	shift
+	inr perf "$@" >"$W/out/$_n.stock" 2>"$W/out/$_n.stock.err"
+	_rs=$?
+	inr env LD_PRELOAD=/symlazy/libsymlazy.so SYMLAZY_STATS=/work/out/$_n.json \
+		SYMLAZY_CACHE_DIR=/work/cache perf "$@" >"$W/out/$_n.shim" 2>"$W/out/$_n.shim.err"
+	_rl=$?
+	if [ ! -s "$W/out/$_n.stock" ]; then
+		fail "$_n: stock perf printed nothing (exit $_rs): perf $*"
+		grep -v schedstat "$W/out/$_n.stock.err" | sed -n 1,3p
+	elif [ "$_rs" != "$_rl" ]; then
+		fail "$_n: exit status stock $_rs, shim $_rl"
+		sed -n 1,3p "$W/out/$_n.shim.err"
+	elif [ "$1" = report ] && grep -v '^# (Tip: ' "$W/out/$_n.stock" >"$W/out/$_n.stock.notip" &&
+		grep -v '^# (Tip: ' "$W/out/$_n.shim" >"$W/out/$_n.shim.notip" &&
+		cmp -s "$W/out/$_n.stock.notip" "$W/out/$_n.shim.notip"; then
+		# perf report's random "# (Tip: ...)" line: stock differs from itself there
+		pass "$_n ($(wc -l <"$W/out/$_n.stock") lines identical but the random Tip line; $(lazy_of "$W/out/$_n.json"))"
+		return 0
+	elif cmp -s "$W/out/$_n.stock" "$W/out/$_n.shim"; then
+		pass "$_n ($(wc -l <"$W/out/$_n.stock") lines identical; $(lazy_of "$W/out/$_n.json"))"
+		return 0
+	elif [ "$1" = report ] && _ties=$("$PY" "$ROOT/tests/report_same.py" "$W/out/$_n.stock.notip" "$W/out/$_n.shim.notip"); then
+		pass "$_n ($(wc -l <"$W/out/$_n.stock") lines, $_ties; $(lazy_of "$W/out/$_n.json"))"
+		return 0
+	else
+		fail "$_n: output differs: perf $*"
+		diff "$W/out/$_n.stock" "$W/out/$_n.shim" | head -8
+	fi
+	return 1
+}
+# lazy_of JSON: "lazy on, K of N symbols shown" / "lazy off: reason"
+lazy_of() {
+	"$PY" - "$1" <<'PY'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except Exception as e:
+    print("no stats: %s" % e); sys.exit(0)
+t = d.get("totals", {})
+if d.get("lazy") == "on":
+    print("lazy on, %d of %d symbols shown" % (t.get("passed", 0), t.get("scanned", 0)))
+else:
+    print("lazy %s: %s" % (d.get("lazy"), d.get("lazy_reason")))
+PY
+}
+want() { case " ${PERF72_CASES:-cxx cxxdw rustc node system} " in *" $1 "*) return 0 ;; esac; return 1; }
+
+# the programs, built in the root by its own compilers
+cp "$ROOT/tests/corpus/cxx.cpp" "$ROOT/tests/corpus/corpus.h" "$W/"
+cat >"$W/hello.rs" <<'RS'
+use std::collections::HashMap;
+fn main() {
+    let mut m: HashMap<String, Vec<u64>> = HashMap::new();
+    for i in 0..1000u64 { m.entry(format!("k{}", i % 97)).or_default().push(i * i); }
+    let s: u64 = m.values().map(|v| v.iter().sum::<u64>()).sum();
+    println!("{} {}", m.len(), s);
+}
+RS
+cat >"$W/loop.js" <<'JS'
+function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+const end = Date.now() + 1500; let s = 0;
+while (Date.now() < end) s += fib(22);
+console.log(s > 0);
+JS
+if ! inr g++ -O2 -g -fno-omit-frame-pointer -o /work/cxx /work/cxx.cpp >"$T/build.log" 2>&1; then
+	fail "setup: g++ in the root: $(head -3 "$T/build.log")"
+	exit 1
+fi
+
+rec() { # NAME record-args... -- CMD...
+	_n=$1
+	shift
+	if inr perf record -q -o "/work/$_n.data" "$@" >"$T/$_n.rec.log" 2>&1 && [ -s "$W/$_n.data" ]; then
+		return 0
+	fi
+	fail "$_n/record: $(grep -v schedstat "$T/$_n.rec.log" | head -2)"
+	return 1
+}
+hot() { # report.stock DSO: the first symbol of DSO (any user DSO if DSO is "-") with self samples
+	awk -v d="$2" '$2 != "0.00%" && ($4 == d || (d == "-" && $4 !~ /^\[/)) && $5 == "[.]" {
+		$1 = $2 = $3 = $4 = $5 = ""; print; exit }' "$1" |
+		sed 's/^ *//; s/ *$//'
+}
+suite() { # NAME DSO-for-annotate
+	_c=$1
+	cmp72 "$_c/script" script -i "/work/$_c.data"
+	cmp72 "$_c/script-no-inline" script --no-inline -i "/work/$_c.data"
+	cmp72 "$_c/report" report --stdio -i "/work/$_c.data"
+	_h=$(hot "$W/out/$_c/report.stock" "$2")
+	if [ -n "$_h" ]; then
+		cmp72 "$_c/annotate" annotate --stdio -i "/work/$_c.data" -- "$_h"
+	else
+		info "$_c/annotate: no symbol of $2 with self samples in the stock report"
+	fi
+}
+mkdir -p "$W/out/cxx" "$W/out/cxxdw" "$W/out/rustc" "$W/out/node" "$W/out/system"
+want cxx && rec cxx -g -- /work/cxx 1 && suite cxx cxx
+want cxxdw && rec cxxdw --call-graph dwarf,8192 -- /work/cxx 1 && suite cxxdw cxx
+info "g++ done at $(($(date +%s) - t0))s"
+want rustc && rec rustc -g -- rustc -O -o /work/hello /work/hello.rs && suite rustc "$(cd "$SID" &&
+	ls usr/lib/rustlib/*/lib/librustc_driver-*.so usr/lib/*/librustc_driver-*.so 2>/dev/null | head -1 | xargs -r basename)"
+want node && rec node -g -- node /work/loop.js && suite node -
+info "rustc, node done at $(($(date +%s) - t0))s"
+if want system; then
+	cat >"$W/sys.sh" <<'SH'
+/work/cxx 2 >/dev/null & node /work/loop.js >/dev/null & rustc -O -o /work/hello2 /work/hello.rs & wait
+SH
+	rec system -a -g -- sh /work/sys.sh && suite system cxx
+fi
+info "total $(($(date +%s) - t0))s"
+exit $failed
