@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.." || exit 1
 ROOT=$(pwd)
 export SYMLAZY_ROOT="$ROOT"
 LOG=$ROOT/build/test-logs
+rm -f "$LOG"/*.rc
 mkdir -p "$LOG"
 pass=0 fail=0 skip=0
 for t in build/tests/test_*; do
@@ -22,19 +23,33 @@ for t in build/tests/test_*; do
 		echo "FAIL: $name"; tail -20 "$LOG/$name.log"
 	fi
 done
+# Integration scripts run SYMLAZY_TEST_JOBS at a time (default 2: CI has 2
+# cores), the longest first; each writes only under build/<its name>/ and
+# its log, and results are printed in name order when all have ended.
+JOBS=${SYMLAZY_TEST_JOBS:-2}
+LONG="perf612 perf72 corpus robust_cache perf_shim dwarf robust_fuzz robust_malformed robust_perfdata perfdata kernel bpf"
+{
+	for n in $LONG; do [ -f "tests/integration/$n.sh" ] && echo "$n"; done
+	for s in tests/integration/*.sh; do
+		n=$(basename "$s" .sh)
+		case " $LONG " in *" $n "*) ;; *) echo "$n" ;; esac
+	done
+} | xargs -P "$JOBS" -I{} sh -c '
+	start=$(date +%s)
+	sh "tests/integration/$1.sh" >"$2/$1.log" 2>&1
+	echo "$? $(( $(date +%s) - start ))" >"$2/$1.rc"
+' sh {} "$LOG"
 for s in tests/integration/*.sh; do
 	[ -f "$s" ] || continue
 	name=$(basename "$s" .sh)
-	start=$(date +%s)
-	sh "$s" >"$LOG/$name.log" 2>&1
-	rc=$?
+	read -r rc secs <"$LOG/$name.rc" 2>/dev/null || { rc=1 secs=0; }
 	p=$(grep -c '^PASS:' "$LOG/$name.log"); f=$(grep -c '^FAIL:' "$LOG/$name.log")
 	k=$(grep -c '^SKIP:' "$LOG/$name.log")
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1; echo "FAIL: $name exited $rc" >>"$LOG/$name.log"
 	fi
 	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + k))
-	echo "== $name: $p passed, $f failed, $k skipped ($(( $(date +%s) - start ))s)"
+	echo "== $name: $p passed, $f failed, $k skipped (${secs}s)"
 	grep -E '^(FAIL|SKIP):' "$LOG/$name.log" | head -40
 	[ "$f" -gt 0 ] && tail -30 "$LOG/$name.log"
 done
