@@ -11,6 +11,11 @@ out=$1; shift
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 mkdir -p "$out"
+# one build at a time per OUTDIR (tests run two at a time)
+if command -v flock >/dev/null 2>&1; then
+	exec 9>"$out/.lock"
+	flock 9
+fi
 stamp="$out/.fixture-stamp"
 want="$(cksum <"$here/gen-fixture.py") $*"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x "$out/main" ] &&
