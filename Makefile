@@ -15,8 +15,9 @@ LIBS     := -lpthread -ldl
 #   -> util/
 LIB_DIRS := core core/model index perfdata textsrc util
 # Modules only programs link (never libsymlazy.so): direct libelf, the
-# lookup API and the stats reader.
-CORE_PROG_SRC := util/elfops_direct.c core/lookup.c core/statsjson.c
+# lookup API, the stats reader and the name index (index/names.h: the
+# command and the Go package at go/ read it, the shim does not).
+CORE_PROG_SRC := util/elfops_direct.c core/lookup.c core/statsjson.c index/names.c index/names_build.c
 CORE_SRC := $(filter-out $(CORE_PROG_SRC),$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))) \
 	    $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.cc))
 CXX      ?= c++

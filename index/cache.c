@@ -238,8 +238,9 @@ static int walk(int dirfd, int clean, void (*fn)(const char *, uint64_t, void *)
 		struct stat st;
 
 		int tree = len >= 6 && !strcmp(de->d_name + len - 5, ".tree");
+		int names = len >= 7 && !strcmp(de->d_name + len - 6, ".names");
 
-		if ((len < 5 || strcmp(de->d_name + len - 4, ".idx")) && !(clean && tree))
+		if ((len < 5 || strcmp(de->d_name + len - 4, ".idx")) && !names && !(clean && tree))
 			continue;   /* cached trees (symindex.c) are cleaned with their index */
 		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
 			continue;

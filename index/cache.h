@@ -74,10 +74,11 @@ void sl_cache_discard(const struct symidx_src *src, const char *tmpname);
 
 /*
  * sl_cache_list - call @fn(name, bytes, ctx) for each index file ("*.idx",
- * not temp files) in the directory @dirfd. Returns the count or -errno.
- * sl_cache_clean - remove every index, cached tree ("*.tree", perf's full
- * tree beside its index, index/symindex.c) and temp file there; returns the
- * count removed or -errno.
+ * and the name indexes "*.names" of index/names.h; not temp files) in the
+ * directory @dirfd. Returns the count or -errno.
+ * sl_cache_clean - remove every index, name index, cached tree ("*.tree",
+ * perf's full tree beside its index, index/symindex.c) and temp file there;
+ * returns the count removed or -errno.
  */
 int sl_cache_list(int dirfd, void (*fn)(const char *name, uint64_t bytes, void *ctx), void *ctx);
 int sl_cache_clean(int dirfd);
