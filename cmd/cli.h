@@ -33,6 +33,7 @@ int cmd_stats(int argc, char **argv);
 int cmd_index(int argc, char **argv);
 int cmd_lookup(int argc, char **argv);
 int cmd_addrs(int argc, char **argv);
+int cmd_offsets(int argc, char **argv);
 
 /* cli_err - "symlazy <sub>: <formatted>\n" on stderr. */
 void cli_err(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

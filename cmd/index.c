@@ -16,6 +16,8 @@
  * "debug" sibling, /usr/lib/debug/<path>.debug, /usr/lib/debug/<path>,
  * /usr/lib/debug/.build-id/xx/yyyy.debug, then the recorded path. With
  * -i perf.data that search is made for every DSO of the recording.
+ * --names builds the name index instead (index/names.h: `symlazy offsets`
+ * and the Go package at go/ read it), keyed by the file's identity alone.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +32,7 @@
 #include "core/models.h"
 #include "cli.h"
 #include "core/config.h"
+#include "core/lookup.h"
 #include "index/elfx.h"
 #include "perfdata/perfdata.h"
 #include "index/symindex.h"
@@ -39,6 +42,7 @@ static const char *const SUB = "index";
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: symlazy index [--runtime ELF] FILE...\n"
+		   "       symlazy index --names FILE...\n"
 		   "       symlazy index -i perf.data\n"
 		   "       symlazy index --list | --clean\n"
 		   "Build the symbol indexes the shim maps from its cache directory ($SYMLAZY_CACHE_DIR,\n"
@@ -49,6 +53,9 @@ static void usage(FILE *f)
 		   "or let -i find them for every DSO of a recording as perf 6.1 does.\n"
 		   "  -i, --input FILE   index every DSO with samples in this perf.data\n"
 		   "      --runtime ELF  the runtime ELF (program headers) when FILE is a separate debug file\n"
+		   "      --names        (re)build the name index of each FILE instead: what symlazy offsets\n"
+		   "                     and the Go package (go/) map; any ELF executable or shared object,\n"
+		   "                     with or without a build-id\n"
 		   "      --list         list the index files: name, bytes, build-id\n"
 		   "      --clean        remove every index file\n"
 		   "Exit: 0 ok, 1 a file could not be indexed or the cache is unusable, 2 usage.\n");
@@ -212,6 +219,33 @@ static int index_files(int dirfd, char **files, int n, const char *runtime)
 	return bad ? CLI_FAIL : CLI_OK;
 }
 
+/* The name index of each file, rebuilt (a debug file installed since is
+ * then picked up). */
+static int index_names(int dirfd, char **files, int n)
+{
+	struct sl_names_opts no = { dirfd, 1 };
+	int bad = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct sl_names *idx;
+		struct sl_names_info info;
+		char err[1024];
+
+		if (sl_names_open(files[i], &no, &idx, err, sizeof(err)) < 0) {
+			cli_err(SUB, "%s", err);
+			bad = 1;
+			continue;
+		}
+		sl_names_get_info(idx, &info);
+		printf("%s: built names index: %u symbols, %u names (.symtab %u, .dynsym %u), %llu bytes, build-id %s%s%s\n",
+		       files[i], info.nsyms, info.nkeys, info.nsymtab, info.ndynsym,
+		       (unsigned long long)info.index_bytes, info.build_id[0] ? info.build_id : "none",
+		       info.debug_file[0] ? ", .symtab from " : "", info.debug_file);
+		sl_names_close(idx);
+	}
+	return bad ? CLI_FAIL : CLI_OK;
+}
+
 /* ---- -i perf.data: the files perf 6.1 will scan ------------------------------ */
 
 static int has_section_type(const struct elf_ops *ops, Elf *elf, const char *name, Elf64_Word type)
@@ -365,11 +399,12 @@ int cmd_index(int argc, char **argv)
 		{ "runtime", required_argument, NULL, 'r' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "clean", no_argument, NULL, 'c' },
+		{ "names", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *in = NULL, *runtime = NULL;
-	int c, list = 0, clean = 0, fd, rc;
+	int c, list = 0, clean = 0, names = 0, fd, rc;
 
 	optind = 1;
 	while ((c = cli_getopt(SUB, argc, argv, "+:i:h", opts)) != -1) {
@@ -378,11 +413,13 @@ int cmd_index(int argc, char **argv)
 		case 'r': runtime = optarg; break;
 		case 'l': list = 1; break;
 		case 'c': clean = 1; break;
+		case 'N': names = 1; break;
 		case 'h': usage(stdout); return CLI_OK;
 		default: return CLI_USAGE;
 		}
 	}
-	if (list + clean + !!in + (optind < argc) != 1 || (runtime && (list || clean || in))) {
+	if (list + clean + !!in + (optind < argc) != 1 || (runtime && (list || clean || in || names)) ||
+	    (names && optind >= argc)) {
 		cli_err(SUB, "give FILE..., -i perf.data, --list or --clean (one of them; see symlazy index --help)");
 		return CLI_USAGE;
 	}
@@ -403,6 +440,8 @@ int cmd_index(int argc, char **argv)
 		rc = rc < 0 ? CLI_FAIL : CLI_OK;
 	} else if (in) {
 		rc = index_perfdata(fd, in);
+	} else if (names) {
+		rc = index_names(fd, argv + optind, argc - optind);
 	} else {
 		rc = index_files(fd, argv + optind, argc - optind, runtime);
 	}

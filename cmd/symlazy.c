@@ -8,6 +8,7 @@
  *   symlazy index FILE... | -i perf.data | --list | --clean
  *   symlazy lookup FILE ADDR...       the symbol perf 6.1 prints for a file offset
  *   symlazy addrs -i perf.data -o FILE  the SYMLAZY_ADDRS list of a recording
+ *   symlazy offsets FILE NAME...      uprobe file offsets of symbols by name
  *
  * Each subcommand lives in cmd/<name>.c and takes --help.
  */
@@ -24,6 +25,7 @@ static const struct cli_cmd cmds[] = {
 	{ "index", cmd_index, "build, list or clean the index cache the shim maps" },
 	{ "lookup", cmd_lookup, "the symbol perf 6.1 prints for file offsets of an ELF file" },
 	{ "addrs", cmd_addrs, "write the SYMLAZY_ADDRS list of a perf.data file" },
+	{ "offsets", cmd_offsets, "uprobe file offsets of symbols by name (cilium/ebpf's and bcc's)" },
 };
 
 static void usage(FILE *f)

@@ -6,7 +6,8 @@
  * choose_best_symbol of tools/perf/util/symbol.c as index/symindex.c
  * sim_choose does; PLT names follow dso__synthesize_plt_symbols of
  * tools/perf/util/symbol-elf.c. Uses the libelf linked into the program
- * (elfops_direct), so this file is not part of libsymlazy.so.
+ * (elfops_direct), so this file is not part of libsymlazy.so. The name
+ * lookups at the end answer from index/names.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +21,7 @@
 #include "index/elfx.h"
 #include "core/lookup.h"
 #include "core/models.h"
+#include "index/names.h"
 #include "index/symindex.h"
 
 /* perf's sympltname[1024] buffer (symbol-elf.c) cuts longer PLT names. */
@@ -499,4 +501,103 @@ out:
 int sl_lookup_addr(struct sl_lookup *l, uint64_t addr, struct sl_lookup_sym *out)
 {
 	return (int)sl_lookup_addrs(l, &addr, 1, out);
+}
+
+/* ---- by name ----------------------------------------------------------------- */
+
+struct sl_names {
+	struct symnames idx;
+};
+
+int sl_names_open(const char *path, const struct sl_names_opts *opts, struct sl_names **out, char *err,
+		  size_t errsz)
+{
+	struct sl_names *n;
+	char why[768];
+	int r;
+
+	*out = NULL;
+	if (errsz)
+		err[0] = '\0';
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		return fail(err, errsz, -ENOMEM, "out of memory");
+	r = symnames_open(path, opts ? opts->cache_dirfd : -1, opts && opts->rebuild ? SN_OPEN_REBUILD : 0,
+			  &n->idx, why, sizeof(why));
+	if (r < 0) {
+		free(n);
+		return fail(err, errsz, r, "%s", why);
+	}
+	*out = n;
+	return 0;
+}
+
+static void fill_name_sym(const struct sl_names *n, uint32_t rec, const char *key, struct sl_name_sym *o)
+{
+	const struct symnames_sym *r = &n->idx.syms[rec];
+
+	memset(o, 0, sizeof(*o));
+	o->name = key ? key : symnames_str(&n->idx, r->name, NULL);
+	o->version = symnames_str(&n->idx, r->version, NULL);
+	o->value = r->value;
+	o->size = r->size;
+	o->offset = r->offset;
+	o->index = r->index;
+	o->table = r->table;
+	o->shndx = r->shndx;
+	o->type = (uint8_t)GELF_ST_TYPE(r->info);
+	o->bind = (uint8_t)GELF_ST_BIND(r->info);
+	o->visibility = (uint8_t)GELF_ST_VISIBILITY(r->other);
+	o->exec = (r->flags & SN_S_EXEC) != 0;
+	o->hidden = (r->flags & SN_S_HIDDEN) != 0;
+}
+
+int sl_lookup_by_name(const struct sl_names *n, const char *name, struct sl_name_sym *out)
+{
+	uint32_t key, rec = symnames_lookup(&n->idx, name, strlen(name), &key);
+
+	if (rec == SYMNAMES_NONE) {
+		memset(out, 0, sizeof(*out));
+		return 0;
+	}
+	/* the key inside the mapping (equal to @name) outlives the caller's string */
+	fill_name_sym(n, rec, symnames_str(&n->idx, key, NULL), out);
+	return 1;
+}
+
+int sl_lookup_by_offset(const struct sl_names *n, uint64_t offset, struct sl_name_sym *out)
+{
+	uint32_t rec = symnames_symbolize(&n->idx, offset);
+
+	if (rec == SYMNAMES_NONE) {
+		memset(out, 0, sizeof(*out));
+		return 0;
+	}
+	fill_name_sym(n, rec, NULL, out);
+	return 1;
+}
+
+void sl_names_get_info(const struct sl_names *n, struct sl_names_info *info)
+{
+	const struct symnames_hdr *h = n->idx.h;
+
+	memset(info, 0, sizeof(*info));
+	for (uint32_t i = 0; i < h->build_id_len; i++)
+		snprintf(info->build_id + 2 * i, 3, "%02x", h->build_id[i]);
+	snprintf(info->debug_file, sizeof(info->debug_file), "%s",
+		 (h->flags & SN_F_DEBUG) ? symnames_str(&n->idx, h->dbg_path, NULL) : "");
+	info->nsymtab = h->nsymtab;
+	info->ndynsym = h->ndynsym;
+	info->nsyms = h->nsyms;
+	info->nkeys = h->nslots;
+	info->index_bytes = h->file_size;
+	info->from_cache = n->idx.from_cache;
+}
+
+void sl_names_close(struct sl_names *n)
+{
+	if (!n)
+		return;
+	symnames_close(&n->idx);
+	free(n);
 }

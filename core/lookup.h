@@ -2,7 +2,9 @@
 /*
  * lookup.h - "which symbol would perf 6.1 print for this address?" as a
  * C-callable API, for tools that do not use libelf themselves (Go or Rust
- * agents through cgo / FFI, the `symlazy lookup` command).
+ * agents through cgo / FFI, the `symlazy lookup` command); and, at the end,
+ * name -> symbol lookups with uprobe file offsets (`symlazy offsets`; the
+ * pure-Go package at go/ reads the same index file).
  *
  * Addresses are file-relative: the file offset perf computes with
  * map__map_ip() (tools/perf/util/map.c: ip - map->start + map->pgoff, with
@@ -112,5 +114,90 @@ void sl_lookup_get_info(const struct sl_lookup *l, struct sl_lookup_info *info);
 
 /* sl_lookup_close - unmap the index, end the ELF handles, free @l (NULL ok). */
 void sl_lookup_close(struct sl_lookup *l);
+
+/* ---- by name: symbol values and uprobe offsets ---------------------------- */
+
+/*
+ * The name index of an ELF file (index/names.h; its bytes: doc/index-format.md),
+ * for agents that attach uprobes by function name: what `nm` / `readelf -s`
+ * show for a name, and the file offset the kernel's uprobe takes
+ * (st_value - p_vaddr + p_offset of the executable PT_LOAD holding st_value,
+ * else st_value: cilium/ebpf link/uprobe.go, bcc's bcc_resolve_symname).
+ * Independent of perf's model and of the address lookups above: any ET_EXEC or
+ * ET_DYN ELFCLASS64 little-endian file, with or without a build-id, .symtab
+ * and .dynsym (a stripped file's .symtab comes from its debug file).
+ * Names are raw (mangled) symbol names; "name@@VER" / "name@VER" also match
+ * versioned .dynsym symbols. The handle is read-only: any number of threads
+ * may query one handle at once.
+ */
+struct sl_names;            /* opaque handle: one mapped name index */
+
+struct sl_names_opts {
+	int cache_dirfd;        /* index cache directory (index/cache.h sl_cache_dir_open),
+				 * or -1: the index lives in a memfd, dropped at close */
+	int rebuild;            /* 1: build even when a valid cache file exists */
+};
+
+struct sl_name_sym {
+	const char *name;       /* by name: the key that matched; by offset: the symbol's
+				 * name. NUL-terminated, inside the index mapping: valid
+				 * until sl_names_close */
+	const char *version;    /* the .dynsym symbol's version name, "" if none */
+	uint64_t value;         /* st_value */
+	uint64_t size;          /* st_size, bytes */
+	uint64_t offset;        /* the uprobe file offset (above) */
+	uint32_t index;         /* index in its table */
+	uint32_t table;         /* SL_LOOKUP_SYMTAB or SL_LOOKUP_DYNSYM */
+	uint16_t shndx;         /* st_shndx (SHN_UNDEF: an imported symbol) */
+	uint8_t type;           /* GELF_ST_TYPE: STT_FUNC 2, STT_GNU_IFUNC 10, STT_OBJECT 1... */
+	uint8_t bind;           /* GELF_ST_BIND: STB_LOCAL 0, STB_GLOBAL 1, STB_WEAK 2 */
+	uint8_t visibility;     /* GELF_ST_VISIBILITY of st_other */
+	uint8_t exec;           /* 1: offset came from an executable PT_LOAD */
+	uint8_t hidden;         /* 1: the version is hidden (VERSYM_HIDDEN) */
+};
+
+struct sl_names_info {
+	char build_id[65];      /* lowercase hex, "" without an NT_GNU_BUILD_ID note */
+	char debug_file[4096];  /* the separate debug file .symtab came from, "" if none */
+	uint32_t nsymtab, ndynsym;  /* entries of the tables read (with the null symbol) */
+	uint32_t nsyms, nkeys;  /* records and name keys in the index */
+	uint64_t index_bytes;   /* size of the index file */
+	int from_cache;         /* 1: mapped from an existing cache file */
+};
+
+/*
+ * sl_names_open - map the name index of @path from the cache directory or
+ * build it (O(n) reads of both tables plus an O(n log n) sort, written to the
+ * cache file or memfd, no per-symbol heap). @opts may be NULL (no cache).
+ * Returns 0 with *@out set, or a negative errno with a one-line reason in
+ * @err (@errsz bytes): -ENOENT/-EACCES (open), -EINVAL (not an ELF executable
+ * or shared object, corrupt headers), -ENOTSUP (not ELFCLASS64 little-endian),
+ * -EFBIG, -ENOMEM, -EIO.
+ */
+int sl_names_open(const char *path, const struct sl_names_opts *opts, struct sl_names **out, char *err,
+		  size_t errsz);
+
+/*
+ * sl_lookup_by_name - the symbol @name answers to (index/names.h rule: the
+ * last STT_FUNC symbol of that name in .symtab-then-.dynsym order, as
+ * cilium/ebpf's map keeps it; not found if its offset is 0, an imported
+ * function; without an STT_FUNC symbol, the last defined one of another
+ * type) into *@out. Returns 1 (found) or 0. O(1); no allocation.
+ */
+int sl_lookup_by_name(const struct sl_names *n, const char *name, struct sl_name_sym *out);
+
+/*
+ * sl_lookup_by_offset - the STT_FUNC / STT_GNU_IFUNC symbol whose
+ * [offset, offset + max(size, 1)) holds the file offset @offset (innermost
+ * first; among equal starts FUNC, GLOBAL, WEAK, LOCAL, then table order).
+ * Returns 1 (found) or 0. O(log n); no allocation.
+ */
+int sl_lookup_by_offset(const struct sl_names *n, uint64_t offset, struct sl_name_sym *out);
+
+/* sl_names_get_info - facts about the opened index into *@info. */
+void sl_names_get_info(const struct sl_names *n, struct sl_names_info *info);
+
+/* sl_names_close - unmap the index and free @n (NULL ok). */
+void sl_names_close(struct sl_names *n);
 
 #endif
