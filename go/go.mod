@@ -1,0 +1,3 @@
+module symlazy/go
+
+go 1.19
