@@ -466,3 +466,19 @@ func BenchmarkLookup(b *testing.B) {
 		x.Lookup(names[i&3])
 	}
 }
+
+// TestFormatConstants: the hash and key are part of the format
+// (doc/index-format.md; tests/unit/test_names.c checks the same values).
+func TestFormatConstants(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		want uint64
+	}{{"", 0x25fc6dd36ce04b20}, {"main", 0xa1db61d39748f690}, {"pthread_create@@GLIBC_2.34", 0x201b0cc5856cafb5}} {
+		if h := hashName(c.s); h != c.want || hashBytes([]byte(c.s)) != c.want {
+			t.Errorf("hash(%q) = %#x, want %#x", c.s, h, c.want)
+		}
+	}
+	if k := cacheKey(1, 2, 3, 4, 5); k != 0xebe7e8b0338acc45 {
+		t.Errorf("key = %#x", k)
+	}
+}
