@@ -236,6 +236,8 @@ type builder struct {
 	versym   []byte
 	nversym  uint32
 	vers     [][]byte // version index -> name (nil: none)
+	verDef   []bool   // named by .gnu.version_d
+	verNeed  []bool   // named by .gnu.version_r
 	verRef   []uint32
 	bid      []byte
 	loads    []load
@@ -245,18 +247,27 @@ type builder struct {
 func (b *builder) walkVersions(count bool) {
 	m := b.bin
 	max := uint32(0)
-	note := func(ndx uint32, str []byte, name uint32) {
+	note := func(ndx uint32, str []byte, name uint32, def bool) {
 		if count {
 			if ndx+1 > max {
 				max = ndx + 1
 			}
 			return
 		}
-		if ndx < 2 || ndx >= uint32(len(b.vers)) || b.vers[ndx] != nil {
+		if ndx < 2 || ndx >= uint32(len(b.vers)) {
 			return
 		}
-		if s, ok := cstr(str, uint64(name)); ok {
+		s, ok := cstr(str, uint64(name))
+		if !ok {
+			return
+		}
+		if b.vers[ndx] == nil {
 			b.vers[ndx] = s
+		}
+		if def {
+			b.verDef[ndx] = true
+		} else {
+			b.verNeed[ndx] = true
 		}
 	}
 	if s, ok := m.findType(elf.SHT_GNU_VERDEF); ok {
@@ -271,7 +282,7 @@ func (b *builder) walkVersions(count bool) {
 				ndx, cnt := uint32(le.Uint16(d[o+4:])), le.Uint16(d[o+6:])
 				aux, next := uint64(le.Uint32(d[o+12:])), le.Uint32(d[o+16:])
 				if cnt != 0 && o+aux+8 <= s.size {
-					note(ndx, str, le.Uint32(d[o+aux:]))
+					note(ndx, str, le.Uint32(d[o+aux:]), true)
 				}
 				if next == 0 {
 					break
@@ -292,7 +303,7 @@ func (b *builder) walkVersions(count bool) {
 				cnt, aux, next := uint32(le.Uint16(d[o+2:])), uint64(le.Uint32(d[o+8:])), le.Uint32(d[o+12:])
 				for a, j := o+aux, uint32(0); j < cnt && j < 65536 && a+16 <= s.size; j++ {
 					ndx := uint32(le.Uint16(d[a+6:])) & 0x7fff
-					note(ndx, str, le.Uint32(d[a+8:]))
+					note(ndx, str, le.Uint32(d[a+8:]), false)
 					vn := le.Uint32(d[a+12:])
 					if vn == 0 {
 						break
@@ -311,6 +322,8 @@ func (b *builder) walkVersions(count bool) {
 			max = maxVersions
 		}
 		b.vers = make([][]byte, max)
+		b.verDef = make([]bool, max)
+		b.verNeed = make([]bool, max)
 	}
 }
 
@@ -436,6 +449,7 @@ func (b *builder) findDebug(path string, bst *syscall.Stat_t) {
 type symv struct {
 	name          []byte
 	ver           []byte
+	sep           int // "@" count of the versioned key
 	verIdx        uint32
 	info, other   uint8
 	shndx, versym uint16
@@ -458,15 +472,23 @@ func (b *builder) symbol(t int, i uint32, v *symv) bool {
 	if !ok || len(name) == 0 {
 		return false
 	}
-	v.name, v.ver, v.versym, v.hidden, v.verIdx = name, nil, 0, false, 0
+	v.name, v.ver, v.sep, v.versym, v.hidden, v.verIdx = name, nil, 0, 0, false, 0
 	if t == 1 && i < b.nversym {
 		vs := le.Uint16(b.versym[2*uint64(i):])
 		v.versym = vs
 		v.hidden = vs&0x8000 != 0
 		ndx := uint32(vs & 0x7fff)
 		v.verIdx = ndx
+		// readelf's rendering, GNU ld's .symtab name (names_build.c symbol())
 		if ndx >= 2 && ndx < uint32(len(b.vers)) && b.vers[ndx] != nil && bytes.IndexByte(name, '@') < 0 {
-			v.ver = b.vers[ndx]
+			if v.shndx != uint16(elf.SHN_UNDEF) && b.verDef[ndx] {
+				v.ver, v.sep = b.vers[ndx], 2
+				if v.hidden {
+					v.sep = 1
+				}
+			} else if b.verNeed[ndx] {
+				v.ver, v.sep = b.vers[ndx], 1
+			}
 		}
 	}
 	v.exec, v.offset = false, v.value
@@ -604,7 +626,7 @@ func (b *builder) write(st *syscall.Stat_t, dirfd int) (*output, error) {
 			strs += strBytes(uint64(len(v.name)))
 			if v.ver != nil {
 				nslots++
-				strs += strBytes(uint64(len(v.name)) + 2 + uint64(len(v.ver)))
+				strs += strBytes(uint64(len(v.name)) + uint64(v.sep) + uint64(len(v.ver)))
 			}
 			typ := elf.SymType(v.info & 15)
 			if v.exec && v.shndx != uint16(elf.SHN_UNDEF) && (typ == elf.STT_FUNC || typ == sttGNUIFunc) {
@@ -732,11 +754,7 @@ func (b *builder) write(st *syscall.Stat_t, dirfd int) (*output, error) {
 			hb := bk[((hashBytes(v.name)&mask)+1)*4:]
 			le.PutUint32(hb, le.Uint32(hb)+1)
 			if v.ver != nil {
-				sep := at2
-				if v.shndx == uint16(elf.SHN_UNDEF) || v.hidden {
-					sep = at2[:1]
-				}
-				kref := putStr(area, &at, v.name, sep, v.ver)
+				kref := putStr(area, &at, v.name, at2[:v.sep], v.ver)
 				kl := uint64(le.Uint32(area[kref:]))
 				hb := bk[((hashBytes(area[uint64(kref)+4:uint64(kref)+4+kl])&mask)+1)*4:]
 				le.PutUint32(hb, le.Uint32(hb)+1)

@@ -26,10 +26,13 @@
  *     with a matching CRC-32; the binary's own .dynsym and program headers are
  *     used with it;
  *   - a versioned .dynsym symbol (.gnu.version index >= 2, named by
- *     .gnu.version_d or .gnu.version_r) gets a second key: "name@@VER" for a
- *     defined symbol of the default version, "name@VER" for a hidden
- *     (VERSYM_HIDDEN) or undefined one: binutils writes those names into
- *     .symtab and libbcc matches them literally (strcmp, bcc_syms.cc _find_sym);
+ *     .gnu.version_d or .gnu.version_r) gets a second key as readelf renders
+ *     it (binutils readelf.c get_symbol_version_string): "name@@VER" for a
+ *     defined symbol of a version the file defines (.gnu.version_d),
+ *     "name@VER" when that version is hidden (VERSYM_HIDDEN) or the version
+ *     is a needed one (.gnu.version_r: imports, copy relocations). GNU ld
+ *     writes those names into .symtab, and libbcc matches names literally
+ *     (strcmp, bcc_syms.cc _find_sym);
  *   - offset: st_value - p_vaddr + p_offset of the first PT_LOAD with PF_X in
  *     program header order whose [p_vaddr, p_vaddr + p_memsz) holds st_value,
  *     else st_value: cilium/ebpf link/uprobe.go Executable.load(), bcc's

@@ -48,6 +48,7 @@ struct tab {                    /* one symbol table and its strings */
 struct vname {                  /* a version's name in .dynstr */
 	const char *s;
 	uint32_t len, ref;          /* ref: its string ref in the output */
+	uint8_t def, need;          /* named by .gnu.version_d / .gnu.version_r */
 };
 
 struct build {
@@ -249,16 +250,24 @@ static const char *str_at(const unsigned char *s, uint64_t sz, uint64_t off, uin
 	return (const char *)s + off;
 }
 
-/* Name version index @ndx (first definition wins) if it fits. */
-static void set_ver(struct build *b, uint32_t ndx, const unsigned char *str, uint64_t strsz, uint32_t name)
+/* Name version index @ndx (the first name wins) if it fits; @def: from
+ * .gnu.version_d, else .gnu.version_r. */
+static void set_ver(struct build *b, uint32_t ndx, const unsigned char *str, uint64_t strsz, uint32_t name,
+		    int def)
 {
 	uint32_t len;
 	const char *s;
 
-	if (ndx < 2 || ndx >= b->nvers || b->vers[ndx].s || !(s = str_at(str, strsz, name, &len)))
+	if (ndx < 2 || ndx >= b->nvers || !(s = str_at(str, strsz, name, &len)))
 		return;
-	b->vers[ndx].s = s;
-	b->vers[ndx].len = len;
+	if (!b->vers[ndx].s) {
+		b->vers[ndx].s = s;
+		b->vers[ndx].len = len;
+	}
+	if (def)
+		b->vers[ndx].def = 1;
+	else
+		b->vers[ndx].need = 1;
 }
 
 /* Walk .gnu.version_d then .gnu.version_r of the runtime file. With @b->vers
@@ -285,7 +294,7 @@ static void walk_versions(struct build *b)
 				if (!b->vers)
 					b->nvers = vd.vd_ndx >= b->nvers ? vd.vd_ndx + 1u : b->nvers;
 				else
-					set_ver(b, vd.vd_ndx, str, strsz, va.vda_name);
+					set_ver(b, vd.vd_ndx, str, strsz, va.vda_name, 1);
 			}
 			if (!vd.vd_next)
 				break;
@@ -310,7 +319,7 @@ static void walk_versions(struct build *b)
 				if (!b->vers)
 					b->nvers = ndx >= b->nvers ? ndx + 1u : b->nvers;
 				else
-					set_ver(b, ndx, str, strsz, va.vna_name);
+					set_ver(b, ndx, str, strsz, va.vna_name, 0);
 				if (!va.vna_next)
 					break;
 				a += va.vna_next;
@@ -482,6 +491,7 @@ struct symv {                   /* one symbol as the passes see it */
 	const char *name;
 	uint32_t len;
 	const struct vname *ver;    /* versioned key, or NULL */
+	uint32_t sep;               /* its "@" count: 2 = name@@VER, 1 = name@VER */
 	uint16_t versym;
 	int hidden, exec;
 	uint64_t offset;
@@ -509,8 +519,19 @@ static int symbol(const struct build *b, int t, uint32_t i, struct symv *v)
 		v->versym = vs;
 		v->hidden = (vs & 0x8000u) != 0;
 		ndx = vs & 0x7fffu;
-		if (ndx >= 2 && ndx < b->nvers && b->vers[ndx].s && !memchr(v->name, '@', v->len))
-			v->ver = &b->vers[ndx];
+		/* readelf's rendering (binutils get_symbol_version_string), which is
+		 * also GNU ld's name in .symtab: a defined symbol of a version this
+		 * file defines is name@@VER (name@VER when hidden); any other of a
+		 * needed version (imports, copy relocations) name@VER */
+		if (ndx >= 2 && ndx < b->nvers && b->vers[ndx].s && !memchr(v->name, '@', v->len)) {
+			if (v->s.st_shndx != SHN_UNDEF && b->vers[ndx].def) {
+				v->ver = &b->vers[ndx];
+				v->sep = v->hidden ? 1 : 2;
+			} else if (b->vers[ndx].need) {
+				v->ver = &b->vers[ndx];
+				v->sep = 1;
+			}
+		}
 	}
 	v->exec = 0;
 	v->offset = v->s.st_value;
@@ -614,7 +635,7 @@ static int write_index(struct build *b, const struct stat *st, int dirfd, struct
 			naddrs += in_addrs(&v);
 			strs += str_bytes(v.len);
 			if (v.ver)
-				strs += str_bytes((uint64_t)v.len + 2 + v.ver->len);
+				strs += str_bytes((uint64_t)v.len + v.sep + v.ver->len);
 		}
 	if (nsyms >= SYMNAMES_NONE || nslots >= SYMNAMES_NONE || strs > UINT32_MAX - 8)
 		return fail(why, whysz, -EFBIG, "more than 2^32 symbols or string bytes");
@@ -711,10 +732,9 @@ static int write_index(struct build *b, const struct stat *st, int dirfd, struct
 			o->name = put_str(area, &at, v.name, v.len, "", 0, "", 0);
 			buckets[(symnames_hash(v.name, v.len) & (nb - 1)) + 1]++;
 			if (v.ver) {
-				int def = v.s.st_shndx != SHN_UNDEF && !v.hidden;
-				uint32_t kref = put_str(area, &at, v.name, v.len, "@@", def ? 2 : 1, v.ver->s, v.ver->len);
+				uint32_t kref = put_str(area, &at, v.name, v.len, "@@", v.sep, v.ver->s, v.ver->len);
 
-				buckets[(symnames_hash((const char *)area + kref + 4, v.len + (def ? 2u : 1u) + v.ver->len) &
+				buckets[(symnames_hash((const char *)area + kref + 4, v.len + v.sep + v.ver->len) &
 					 (nb - 1)) + 1]++;
 			}
 			r++;

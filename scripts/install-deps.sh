@@ -5,18 +5,26 @@ PKGS="build-essential libiberty-dev libelf-dev libdw-dev libunwind-dev uthash-de
 # perf 6.12 for tests/integration/perf612.sh (scripts/build-perf612.sh builds
 # it from the source package; optional: not every archive has it)
 PKGS_PERF612="linux-source-6.12 libdw-dev libslang2-dev libperl-dev python3-dev libcap-dev libnuma-dev libbabeltrace-dev systemtap-sdt-dev libtraceevent-dev flex bison xz-utils"
-missing="" missing612=""
+# Go for the pure-Go package at go/ (tests/integration/offsets.sh runs its
+# tests, scripts/bench-go.sh its benchmark; optional: they skip without it)
+PKGS_GO="golang-go"
+missing="" missing612="" missinggo=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
 done
 for p in $PKGS_PERF612; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing612="$missing612 $p"
 done
-[ -z "$missing$missing612" ] && exit 0
+for p in $PKGS_GO; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missinggo="$missinggo $p"
+done
+[ -z "$missing$missing612$missinggo" ] && exit 0
 if [ "$(id -u)" != 0 ]; then
 	[ -n "$missing" ] && echo "symlazy: missing Debian packages:$missing (run as root to install them)" >&2
 	[ -n "$missing612" ] &&
 		echo "symlazy: missing for the perf 6.12 tests:$missing612 (run as root to install them)" >&2
+	[ -n "$missinggo" ] &&
+		echo "symlazy: missing for the Go package tests:$missinggo (run as root to install them)" >&2
 	exit 0
 fi
 export DEBIAN_FRONTEND=noninteractive
@@ -31,5 +39,10 @@ if [ -n "$missing612" ]; then
 	echo "symlazy: installing (perf 6.12 tests)$missing612" >&2
 	apt-get install -y -qq --no-install-recommends $missing612 >/dev/null 2>&1 ||
 		echo "symlazy: could not install$missing612; tests/integration/perf612.sh will skip" >&2
+fi
+if [ -n "$missinggo" ]; then
+	echo "symlazy: installing (Go package tests)$missinggo" >&2
+	apt-get install -y -qq --no-install-recommends $missinggo >/dev/null 2>&1 ||
+		echo "symlazy: could not install$missinggo; the Go parts of tests/integration/offsets.sh will skip" >&2
 fi
 exit $rc
