@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"os"
+	"runtime/debug"
 	"sort"
 	"sync/atomic"
 	"syscall"
@@ -239,6 +240,7 @@ type builder struct {
 	verDef   []bool   // named by .gnu.version_d
 	verNeed  []bool   // named by .gnu.version_r
 	verRef   []uint32
+	out      *output // the index being written (removed if the build faults)
 	bid      []byte
 	loads    []load
 	flags    uint32
@@ -651,6 +653,7 @@ func (b *builder) write(st *syscall.Stat_t, dirfd int) (*output, error) {
 	if err != nil {
 		return nil, err
 	}
+	b.out = o
 	d := o.d
 	h := d[:hdrSize]
 	for i := range h {
@@ -827,24 +830,36 @@ func (b *builder) write(st *syscall.Stat_t, dirfd int) (*output, error) {
 	return o, nil
 }
 
-// build is names_build.c symnames_build.
-func build(path string, fd int, st *syscall.Stat_t, dirfd int) (*output, error) {
+// build is names_build.c symnames_build. A file cut short while it is
+// mapped (a binary overwritten in place) faults on read: with
+// SetPanicOnFault that is an error for this Open, not a crash of the agent.
+func build(path string, fd int, st *syscall.Stat_t, dirfd int) (out *output, err error) {
 	p, err := mapFile(fd, st.Size)
 	if err != nil {
 		return nil, errNotELF
 	}
 	defer syscall.Munmap(p)
+	b := &builder{}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			if b.out != nil && (out == nil || err != nil) {
+				b.out.fail()
+			}
+			out, err = nil, fmt.Errorf("the file changed while it was read (%v)", r)
+		}
+	}()
 	m, err := openImg(p)
 	if err != nil {
 		return nil, err
 	}
+	b.bin = m
 	if m.etype != uint16(elf.ET_EXEC) && m.etype != uint16(elf.ET_DYN) {
 		return nil, errType
 	}
 	if m.phnum != 0 && (m.phentsize < phSize || !inFile(m, m.phoff, m.phnum*m.phentsize)) {
 		return nil, errPhdrs
 	}
-	b := &builder{bin: m}
 	defer func() {
 		if b.dbgMap != nil {
 			syscall.Munmap(b.dbgMap)

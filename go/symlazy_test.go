@@ -494,3 +494,41 @@ func TestFormatConstants(t *testing.T) {
 		t.Errorf("key = %#x", k)
 	}
 }
+
+// TestFileCutWhileBuilding: a file cut short after Open took its size (a
+// binary overwritten in place) makes the build fail with an error instead
+// of killing the process with SIGBUS.
+func TestFileCutWhileBuilding(t *testing.T) {
+	data, err := os.ReadFile(goTarget(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	f := filepath.Join(dir, "cut")
+	if err := os.WriteFile(f, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fd, err := syscall.Open(f, syscall.O_RDONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(f, 4096); err != nil {
+		t.Fatal(err)
+	}
+	cache := openCacheDir(filepath.Join(dir, "cache"))
+	defer syscall.Close(cache)
+	o, err := build(f, fd, &st, cache)
+	if err == nil {
+		o.fail()
+		t.Fatal("build of a cut file succeeded")
+	}
+	t.Log(err)
+	if left, _ := filepath.Glob(filepath.Join(dir, "cache", "*")); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
