@@ -30,7 +30,7 @@ failed=0
 
 maxlen() {
 	case $1 in
-	perfdata|symindex) echo 65536 ;;
+	perfdata|symindex|names) echo 65536 ;;
 	cache|addrs) echo 8192 ;;
 	*) echo 4096 ;;
 	esac
@@ -50,6 +50,18 @@ seeds() {
 			"$PY" scripts/gen-malformed.py "$B/corpus/$h" >/dev/null 2>&1
 			rm -f "$B/corpus/$h/MANIFEST"
 			: >"$B/corpus/$h/.malformed-done"
+		fi ;;
+	names)
+		# the symindex seeds' ELF files and the name indexes of two of them
+		cp -p fuzz/seeds/symindex/* "$B/corpus/$h/" 2>/dev/null
+		if [ ! -f "$B/corpus/$h/.index-done" ] && [ -x build/bin/symlazy ]; then
+			d=$(mktemp -d /tmp/symlazy-fuzz-names.XXXXXX)
+			for f in $(ls fuzz/seeds/symindex/* 2>/dev/null | head -2); do
+				SYMLAZY_CACHE_DIR=$d build/bin/symlazy index --names "$f" >/dev/null 2>&1
+			done
+			for f in "$d"/*.names; do [ -f "$f" ] && cp "$f" "$B/corpus/$h/index-$(basename "$f")"; done
+			rm -rf "$d"
+			: >"$B/corpus/$h/.index-done"
 		fi ;;
 	cache)
 		# the good cache file of the embedded ELF, and small patches of it

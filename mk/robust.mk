@@ -40,7 +40,7 @@ SAN_OBJ       = $(patsubst %.cc,$(B)/$(1)/obj/%.o,$(patsubst %.c,$(B)/$(1)/obj/%
 # index/symindex.c demangles with libiberty, as the main Makefile links it
 SAN_LIBS     := -liberty $(LIBS)
 SAN_PROGS    := test_threads
-FUZZ_NAMES   := perfdata symindex cache config addrs
+FUZZ_NAMES   := perfdata symindex cache config addrs names
 FUZZ_BIN     := $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_NAMES))
 FUZZ_SECONDS ?=
 FUZZ_EXECS   ?= 0
@@ -93,7 +93,7 @@ $(B)/fuzz/obj/%.o: %.cc $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CLANGXX) $(SAN_CXXFLAGS) $(FUZZ_SAN) $(SAN_CXX_NO) -fsanitize=fuzzer-no-link -c $< -o $@
 
-FUZZ_INDEX_OBJ := $(call SAN_OBJ,fuzz,$(CORE_SRC) util/elfops_direct.c)
+FUZZ_INDEX_OBJ := $(call SAN_OBJ,fuzz,$(CORE_SRC) util/elfops_direct.c index/names.c index/names_build.c)
 
 $(B)/fuzz/obj/fuzz/cache_elf.o: fuzz/cache_elf.S fuzz/seeds/symindex/small.so
 	@mkdir -p $(dir $@)
