@@ -301,9 +301,10 @@ func (b *builder) walkVersions(count bool) {
 			str = m.data(ss)
 		}
 		if d != nil && str != nil {
+			naux := 0 // Vernaux entries in all: the walk stays linear
 			for o, k := uint64(0), uint32(0); k < s.info && k < 65536 && o+16 <= s.size; k++ {
 				cnt, aux, next := uint32(le.Uint16(d[o+2:])), uint64(le.Uint32(d[o+8:])), le.Uint32(d[o+12:])
-				for a, j := o+aux, uint32(0); j < cnt && j < 65536 && a+16 <= s.size; j++ {
+				for a, j := o+aux, uint32(0); j < cnt && naux < 65536 && a+16 <= s.size; j, naux = j+1, naux+1 {
 					ndx := uint32(le.Uint16(d[a+6:])) & 0x7fff
 					note(ndx, str, le.Uint32(d[a+8:]), false)
 					vn := le.Uint32(d[a+12:])

@@ -532,3 +532,93 @@ func TestFileCutWhileBuilding(t *testing.T) {
 		t.Errorf("left behind: %v", left)
 	}
 }
+
+// TestMalformed: every file of $SYMLAZY_MALFORMED_DIR (scripts/gen-malformed.py
+// output: truncated, overlapping, out-of-range ELF structures) is refused by
+// both builders or built into the same bytes by both (the C one is
+// $SYMLAZY_BIN); no panic, and what Go builds validates.
+func TestMalformed(t *testing.T) {
+	dir := os.Getenv("SYMLAZY_MALFORMED_DIR")
+	if dir == "" {
+		t.Skip("SYMLAZY_MALFORMED_DIR not set")
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	bin := os.Getenv("SYMLAZY_BIN")
+	built, refused := 0, 0
+	for _, f := range files {
+		cdir, gdir := t.TempDir(), t.TempDir()
+		t.Setenv("SYMLAZY_CACHE_DIR", gdir)
+		x, gerr := Open(f)
+		if gerr == nil {
+			if err := validate(x.data); err != nil {
+				t.Errorf("%s: Go built an invalid index", f)
+			}
+			x.Close()
+			built++
+		} else {
+			refused++
+		}
+		if bin == "" {
+			continue
+		}
+		cmd := exec.Command(bin, "index", "--names", f)
+		cmd.Env = append(os.Environ(), "SYMLAZY_CACHE_DIR="+cdir)
+		cerr := cmd.Run()
+		if (cerr == nil) != (gerr == nil) {
+			t.Errorf("%s: C %v, Go %v", f, cerr, gerr)
+			continue
+		}
+		if gerr == nil {
+			cf, gf := cacheFiles(t, cdir), cacheFiles(t, gdir)
+			if len(cf) != 1 || len(gf) != 1 {
+				t.Errorf("%s: cache files C %v Go %v", f, cf, gf)
+				continue
+			}
+			c, _ := os.ReadFile(cf[0])
+			g, _ := os.ReadFile(gf[0])
+			if !bytes.Equal(c, g) {
+				t.Errorf("%s: C and Go indexes differ", f)
+			}
+		}
+	}
+	t.Logf("%d files: %d built, %d refused", len(files), built, refused)
+}
+
+// FuzzBuild: the Go builder on arbitrary bytes never panics, and what it
+// builds validates and answers every record's name.
+func FuzzBuild(f *testing.F) {
+	for _, s := range []string{"../fuzz/seeds/symindex/small.so", "../fuzz/seeds/symindex/hello"} {
+		if b, err := os.ReadFile(s); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("\x7fELF\x02\x01\x01"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "in")
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		fd, err := syscall.Open(p, syscall.O_RDONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer syscall.Close(fd)
+		var st syscall.Stat_t
+		syscall.Fstat(fd, &st)
+		o, err := build(p, fd, &st, -1)
+		if err != nil {
+			return
+		}
+		if err := validate(o.d); err != nil {
+			t.Fatalf("built an invalid index: %v", err)
+		}
+		x := attach(o.d, false)
+		// at most 256 names: a name many symbols share makes each lookup walk them all
+		for i := uint32(0); i < u32(o.d, hNsyms) && i < 256; i++ {
+			name := string(x.strAt(le.Uint32(x.syms[uint64(i)*recSize+rName:])))
+			x.Lookup(name)
+		}
+		x.Symbolize(0)
+		x.Close()
+	})
+}

@@ -272,14 +272,15 @@ static void set_ver(struct build *b, uint32_t ndx, const unsigned char *str, uin
 
 /* Walk .gnu.version_d then .gnu.version_r of the runtime file. With @b->vers
  * NULL only find the largest index into @b->nvers. At most sh_info entries
- * (and 65536 per chain), each inside its section. */
+ * (and 65536 Vernaux entries in all: the walk stays linear), each inside its
+ * section. */
 static void walk_versions(struct build *b)
 {
 	const struct img *m = &b->bin;
 	Elf64_Shdr sh, ss;
 	const unsigned char *d, *str;
 	uint64_t o, strsz;
-	uint32_t k;
+	uint32_t k, naux = 0;
 
 	if (find_type(m, SHT_GNU_verdef, &sh) && (d = sec_data(m, &sh)) && shdr(m, sh.sh_link, &ss) &&
 	    (str = sec_data(m, &ss))) {
@@ -310,7 +311,8 @@ static void walk_versions(struct build *b)
 			uint32_t j;
 
 			memcpy(&vn, d + o, sizeof(vn));
-			for (a = o + vn.vn_aux, j = 0; j < vn.vn_cnt && j < 65536 && a + sizeof(Elf64_Vernaux) <= sh.sh_size; j++) {
+			for (a = o + vn.vn_aux, j = 0; j < vn.vn_cnt && naux < 65536 && a + sizeof(Elf64_Vernaux) <= sh.sh_size;
+			     j++, naux++) {
 				Elf64_Vernaux va;
 				uint32_t ndx;
 

@@ -12,9 +12,10 @@
 #   go       with a Go toolchain: go vet, then go test on the same binaries, the
 #            500k-symbol fixture (build/fix500k, when scripts/bench-go.sh or
 #            OFFSETS_FIX500K=1 built it) and a Go binary: every name's offset ==
-#            Go's debug/elf as cilium/ebpf uses it, C and Go builds byte-identical,
-#            <= 64 KiB Go heap per open index, no allocation per lookup,
-#            >= 1M lookups/s; SKIP without Go
+#            Go's debug/elf as cilium/ebpf uses it, C and Go builds byte-identical
+#            (also on scripts/gen-malformed.py's 470 broken ELF files: both refuse
+#            or both build the same bytes), <= 64 KiB Go heap per open index, no
+#            allocation per lookup, >= 1M lookups/s; SKIP without Go
 # Prints PASS:/FAIL:/SKIP: lines; exits 1 on a failure.
 set -u
 ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -176,8 +177,13 @@ else
 	else
 		fail "offsets-go-vet: $(head -c 300 "$B/govet.log")"
 	fi
-	# the test binary's heap check wants the Go binary it builds first in its list
-	(cd "$ROOT/go" && SYMLAZY_TEST_BINS="$bins" SYMLAZY_BIN="$CLI" \
+	mkdir -p "$B/malformed"
+	"$PY" "$ROOT/scripts/gen-malformed.py" "$B/malformed" >/dev/null 2>&1
+	for f in "$ROOT"/fuzz/seeds/symindex/*; do
+		"$PY" "$ROOT/scripts/gen-malformed.py" --base "$f" --prefix "$(basename "$f")-" "$B/malformed" >/dev/null 2>&1
+	done
+	rm -f "$B/malformed/MANIFEST"
+	(cd "$ROOT/go" && SYMLAZY_TEST_BINS="$bins" SYMLAZY_BIN="$CLI" SYMLAZY_MALFORMED_DIR="$B/malformed" \
 		"$GO" test -count=1 -v ./... >"$B/gotest.log" 2>&1)
 	grc=$?
 	"$PY" - "$B/gotest.log" <<'EOF'
