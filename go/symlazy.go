@@ -60,7 +60,8 @@ type Symbol struct {
 }
 
 // Index is the mapped name index of one ELF file. Its methods may be called
-// from any number of goroutines at once, but not after (or while) Close runs.
+// from any number of goroutines at once, but not while Close runs; after
+// Close, Lookup and Symbolize find nothing.
 type Index struct {
 	data     []byte
 	syms     []byte
@@ -208,6 +209,9 @@ func (x *Index) symbol(rec uint32, name string) Symbol {
 // attaching a uprobe to it; cilium would report it missing). O(1), no
 // allocation.
 func (x *Index) Lookup(name string) (Symbol, bool) {
+	if x.data == nil { // closed
+		return Symbol{}, false
+	}
 	h := hashName(name)
 	tag := uint32(h >> 32)
 	b := uint64(uint32(h) & (x.nbuckets - 1))
@@ -249,7 +253,7 @@ func (x *Index) Lookup(name string) (Symbol, bool) {
 // GLOBAL, WEAK, LOCAL, then .symtab before .dynsym. off - Symbol.Offset is
 // the offset inside it. O(log n); allocates the name.
 func (x *Index) Symbolize(off uint64) (Symbol, bool) {
-	n := len(x.addrs) / addrSize
+	n := len(x.addrs) / addrSize // 0 once closed
 	start := func(i int) uint64 { return le.Uint64(x.addrs[i*addrSize:]) }
 	lo := sort.Search(n, func(i int) bool { return start(i) > off })
 	holds := func(i int) bool {

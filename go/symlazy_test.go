@@ -224,6 +224,16 @@ func TestSymbolize(t *testing.T) {
 	if _, ok := x.Symbolize(^uint64(0)); ok {
 		t.Errorf("Symbolize(max) found a symbol")
 	}
+	x.Close()
+	if _, ok := x.Lookup("main.main"); ok {
+		t.Errorf("Lookup after Close found a symbol")
+	}
+	if _, ok := x.Symbolize(0x1000); ok {
+		t.Errorf("Symbolize after Close found a symbol")
+	}
+	if err := x.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
 }
 
 func max(a, b uint64) uint64 {
