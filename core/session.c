@@ -233,9 +233,12 @@ static void setup_lazy(struct sl_session *s)
 	}
 	/* DWARF samples: libunwind replay where it is perf's, else the scan
 	 * (perfdata/unwind.h); with --symfs perf reads other files than the
-	 * recorded paths, so only the scan is used (and with SYMLAZY_UNWIND=scan) */
+	 * recorded paths, and a perf that unwinds with libdw (7.x) follows other
+	 * rules than the replay's, so only the scan is used there (and with
+	 * SYMLAZY_UNWIND=scan) */
 	r = perfdata_read_unwind(input, s->ops,
-				 s->symfs[0] || s->cfg.unwind_scan ? PD_UNWIND_SCAN : PD_UNWIND_HYBRID,
+				 s->symfs[0] || s->cfg.unwind_scan || s->model->unwinder == SL_UNWIND_LIBDW
+				 ? PD_UNWIND_SCAN : PD_UNWIND_HYBRID,
 				 &s->addrs, err, sizeof(err));
 	if (r < 0) {
 		if (!(r == -ENOTSUP && (s->addrs.flags & PD_F_PIPE)))   /* a saved pipe stream is not an error */
@@ -725,6 +728,15 @@ void sl_dso_plan(struct sl_session *s, struct sl_dso *d, sl_sibling_fn sib, void
 	}
 	if (!runtime_layout(s, d, dso, sib, ctx, &lay)) {
 		sl_why_set(&d->why, SL_R_NO_RUNTIME_ELF, NULL);
+		return;
+	}
+	/* perf 7.x: a DSO with MiniDebugInfo gets its symbols from the
+	 * decompressed .gnu_debugdata, then a second .dynsym pass
+	 * (util/symbol.c dso__load, DSO_BINARY_TYPE__GNU_DEBUGDATA): a pass list
+	 * the index does not replay */
+	if (s->model->reads_gnu_debugdata &&
+	    sl_elf_section(s->ops, d->elf, ".gnu_debugdata", NULL, NULL) == 1) {
+		sl_why_set(&d->why, SL_R_GNU_DEBUGDATA, NULL);
 		return;
 	}
 	if (!s->is_perf && !addrs_inside(s, dso, &lay, d->path)) {

@@ -47,6 +47,7 @@
 	X(KERNEL,             "kernel",                  "kernel image or module") \
 	X(FOREIGN_SCAN,       "foreign_scan",            "scan not issued by perf itself") \
 	X(UNMODELABLE,        "unmodelable",             "%s") \
+	X(GNU_DEBUGDATA,      "gnu_debugdata",           "has a .gnu_debugdata section (MiniDebugInfo): perf 7.x reads its symbols and then .dynsym again") \
 	X(AMBIGUOUS,          "ambiguous_address",       "%s") \
 	X(REPLAY_DIFFERS,     "replay_differs",          "%s") \
 	X(UNKNOWN_TOOL,       "unknown_tool",            "no model for this tool") \
