@@ -146,6 +146,13 @@ int sl_session_cache_fd(struct sl_session *s);
  * (bpftrace, C/C++ tools) be answered from the index (bccsyms.h)? Yes unless
  * SYMLAZY_BCC=0 or SYMLAZY_HIDE_ALL (the floor: no user symbols at all).
  */
+/* sl_session_addrs_inside - SYMLAZY_ADDRS lists file offsets: warn once per
+ * DSO when none of @dso's addresses lies inside @lay's loadable segments
+ * (virtual addresses, or another build of the file at @path). 1 if some
+ * address is inside, else 0. */
+int sl_session_addrs_inside(struct sl_session *s, const struct pd_dso *dso,
+			    const struct symidx_layout *lay, const char *path);
+
 int sl_session_bcc_answers(const struct sl_session *s);
 
 /* sl_session_report - write the stats (SYMLAZY_STATS) now; call at exit. */
