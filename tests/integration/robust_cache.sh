@@ -257,11 +257,11 @@ if [ $have_perf = 1 ]; then
 			same "conc$k" && lazy_on "conc$k" || { bad=$((bad + 1)); head -2 "$T/conc$k.err"; }
 		done
 	done
-	left=$(ls -A "$T/c3" | grep -vc '\.idx$')
+	left=$(ls -A "$T/c3" | grep -c '^\.tmp-')    # cache files are *.idx and *.tree
 	if [ $bad = 0 ] && [ "$left" = 0 ]; then
 		pass "cache-concurrent: 3 rounds of 3 concurrent perf script (2 cold, 1 warm): $runs outputs identical to stock, $(nidx "$T/c3") index files, no temporary files left"
 	else
-		fail "cache-concurrent: $bad of $runs outputs differ or lazy off; $left non-index files left: $(ls -A "$T/c3" | grep -v '\.idx$' | head -3 | tr '\n' ' ')"
+		fail "cache-concurrent: $bad of $runs outputs differ or lazy off; $left temporary files left: $(ls -A "$T/c3" | grep '^\.tmp-' | head -3 | tr '\n' ' ')"
 	fi
 
 	# e) read-only cache dir
