@@ -135,9 +135,10 @@ void sl_session_setup(struct sl_session *s, const struct elf_ops *ops);
 Elf_Cmd sl_session_begin_cmd(const struct sl_session *s, int fd, Elf_Cmd cmd, Elf *ref, int *upgraded);
 
 /*
- * sl_session_cache_fd - the cache directory for indexes that are not perf's
- * lazy plans (libdwfl modules, core/dwfl.c): opened on first use with the
- * same policy (private, same mount namespace), or -1. Thread-safe.
+ * sl_session_cache_fd - the cache directory (core/cachedir.c): opened at
+ * set-up when lazy mode turns on, else on first use (libdwfl modules,
+ * core/dwfl.c) with the same policy (private, same mount namespace), or -1.
+ * Thread-safe.
  */
 int sl_session_cache_fd(struct sl_session *s);
 
