@@ -155,7 +155,11 @@ static void setup_lazy(struct sl_session *s)
 	if (s->is_perf) {
 		/* the version first: its model reads the argv and prices symbols
 		 * (the budget applies with lazy mode off too) */
-		m = sl_model_for_self_version(SL_TOOL_PERF, &any, version, sizeof(version));
+		/* the verdict is kept in the cache dir (else the whole
+		 * executable is scanned), unless lazy mode is off: then the
+		 * run neither creates nor uses the dir */
+		m = sl_model_for_self_cached(SL_TOOL_PERF, &any, version, sizeof(version),
+					     s->cfg.lazy != LAZY_OFF ? sl_session_cache_quiet(s) : -1);
 		s->model = m ? m : any ? any : s->model;
 		/* perf's own scans cost what this version's model says (6.12
 		 * stores demangled names); perf probe has its own model */

@@ -96,8 +96,8 @@ int sl_cache_save(const struct symidx_src *src, uint64_t key, const void *p, siz
  * sl_cache_list - call @fn(name, bytes, ctx) for each index file ("*.idx",
  * not temp files) in the directory @dirfd. Returns the count or -errno.
  * sl_cache_clean - remove every index, cached tree ("*.tree", perf's full
- * tree beside its index, index/tree.c) and temp file there; returns the
- * count removed or -errno.
+ * tree beside its index, index/tree.c), perf version verdict ("*.model",
+ * core/tool.c) and temp file there; returns the count removed or -errno.
  */
 int sl_cache_list(int dirfd, void (*fn)(const char *name, uint64_t bytes, void *ctx), void *ctx);
 int sl_cache_clean(int dirfd);
