@@ -123,50 +123,6 @@ static int lazy_target(struct sl_session *s, char *input, size_t n, struct sl_wh
 	return r;
 }
 
-static void open_cache_dir(struct sl_session *s)
-{
-	struct sl_why why;
-	char now[64];
-	ssize_t n;
-	int fd;
-
-	if (!s->cfg.cache_dir[0])
-		return;
-	n = readlink("/proc/self/ns/mnt", now, sizeof(now) - 1);
-	now[n > 0 ? n : 0] = '\0';
-	if (strcmp(now, s->start_mntns)) {
-		if (s->cfg.verbose)
-			sl_warnx("symlazy: started in another mount namespace; keeping the index in memory");
-		return;
-	}
-	fd = sl_cache_dir_open(s->cfg.cache_dir, &why);
-	if (fd >= 0) {
-		s->cache_dirfd = fd;
-		return;
-	}
-	if (why.code == SL_R_CACHE_NOT_PRIVATE)
-		sl_warnx("symlazy: cache dir %s is not private to this user; keeping the index in memory",
-			 s->cfg.cache_dir);
-	else if (s->cfg.verbose)
-		sl_warnx("symlazy: cache dir %s unusable (%s); keeping the index in memory",
-			 s->cfg.cache_dir, strerror(-fd));
-}
-
-int sl_session_cache_fd(struct sl_session *s)
-{
-	int fd;
-
-	if (!__atomic_load_n(&s->cache_tried, __ATOMIC_ACQUIRE)) {
-		pthread_mutex_lock(&s->cache_lock);
-		if (!s->cache_tried)
-			open_cache_dir(s);
-		__atomic_store_n(&s->cache_tried, 1, __ATOMIC_RELEASE);
-		pthread_mutex_unlock(&s->cache_lock);
-	}
-	fd = s->cache_dirfd;
-	return fd;
-}
-
 /* Read SYMLAZY_ADDRS into the address sets. 1 on success. */
 static int use_addrs_file(struct sl_session *s)
 {
@@ -199,7 +155,11 @@ static void setup_lazy(struct sl_session *s)
 	if (s->is_perf) {
 		/* the version first: its model reads the argv and prices symbols
 		 * (the budget applies with lazy mode off too) */
-		m = sl_model_for_self_version(SL_TOOL_PERF, &any, version, sizeof(version));
+		/* the verdict is kept in the cache dir (else the whole
+		 * executable is scanned), unless lazy mode is off: then the
+		 * run neither creates nor uses the dir */
+		m = sl_model_for_self_cached(SL_TOOL_PERF, &any, version, sizeof(version),
+					     s->cfg.lazy != LAZY_OFF ? sl_session_cache_quiet(s) : -1);
 		s->model = m ? m : any ? any : s->model;
 		/* perf's own scans cost what this version's model says (6.12
 		 * stores demangled names); perf probe has its own model */
@@ -294,8 +254,7 @@ on:
 	s->totals.addr_dsos = s->addrs.nr_dsos;
 	for (size_t i = 0; i < s->addrs.nr_dsos; i++)
 		s->totals.addrs += s->addrs.dsos[i].nr_addrs;
-	open_cache_dir(s);           /* set-up runs before any other call */
-	s->cache_tried = 1;
+	(void)sl_session_cache_fd(s);  /* set-up runs before any other call */
 }
 
 void sl_session_setup(struct sl_session *s, const struct elf_ops *ops)
