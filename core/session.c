@@ -85,6 +85,24 @@ int sl_session_config(struct sl_session *s, const char *(*get)(const char *name)
 	return 1;
 }
 
+/* Is perf's subcommand (after perf 6.1's global options) one lazy mode
+ * serves? A cheap test before the model is known; a miss only costs the
+ * version verdict's cache. */
+static int lazy_subcommand(void)
+{
+	char **argv = NULL;
+	int argc = 0, sub, r = 0;
+
+	if (sl_cmdline_read("/proc/self/cmdline", &argc, &argv) < 0)
+		return 0;
+	sub = perf61_subcommand(argc, argv);
+	if (sub >= 0)
+		r = !strcmp(argv[sub], "script") || !strcmp(argv[sub], "report") ||
+		    !strcmp(argv[sub], "annotate");
+	sl_cmdline_free(argv);
+	return r;
+}
+
 /* Work out whether lazy mode applies and which perf.data to read.
  * Returns 1 with @input set, or 0 with @why set. */
 static int lazy_target(struct sl_session *s, char *input, size_t n, struct sl_why *why)
@@ -156,10 +174,12 @@ static void setup_lazy(struct sl_session *s)
 		/* the version first: its model reads the argv and prices symbols
 		 * (the budget applies with lazy mode off too) */
 		/* the verdict is kept in the cache dir (else the whole
-		 * executable is scanned), unless lazy mode is off: then the
-		 * run neither creates nor uses the dir */
+		 * executable is scanned), unless lazy mode is off or the
+		 * subcommand is not one it serves (perf record, perf top...):
+		 * then the run neither creates nor uses the dir */
 		m = sl_model_for_self_cached(SL_TOOL_PERF, &any, version, sizeof(version),
-					     s->cfg.lazy != LAZY_OFF ? sl_session_cache_quiet(s) : -1);
+					     s->cfg.lazy != LAZY_OFF && lazy_subcommand() ?
+					     sl_session_cache_quiet(s) : -1);
 		s->model = m ? m : any ? any : s->model;
 		/* perf's own scans cost what this version's model says (6.12
 		 * stores demangled names); perf probe has its own model */
