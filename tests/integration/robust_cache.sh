@@ -543,4 +543,18 @@ if command -v musl-gcc >/dev/null 2>&1; then
 else
 	skip "musl: musl-gcc not available (apt package musl-tools)"
 fi
+# ---- inert where not wanted: perf record, perf top... touch no file ----------
+h=$T/inert-home
+mkdir -p "$h"
+if (cd "$h" && env -u SYMLAZY_CACHE_DIR -u XDG_CACHE_HOME HOME="$h" LD_PRELOAD="$SO" \
+	perf record -q -o "$h/p.data" -- true >/dev/null 2>&1) && [ -s "$h/p.data" ]; then
+	left=$(cd "$h" && find . -mindepth 1 ! -name p.data ! -name . | head -3 | tr '\n' ' ')
+	if [ -z "$left" ]; then
+		pass "inert-record: perf record under the shim writes nothing but its perf.data (no cache dir, no verdict file)"
+	else
+		fail "inert-record: perf record under the shim left: $left"
+	fi
+else
+	skip "inert-record: perf record does not work here"
+fi
 exit $failed
