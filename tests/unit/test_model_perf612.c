@@ -51,8 +51,9 @@ static void test_recognition(void **state)
 	{
 		const struct sl_model *const *ms;
 
-		assert_int_equal(sl_models_for_tool(SL_TOOL_PERF, &ms), 2);
-		assert_ptr_equal(ms[0], &sl_model_perf612);    /* newest first: LAZY=on default */
+		assert_int_equal(sl_models_for_tool(SL_TOOL_PERF, &ms), 3);
+		assert_ptr_equal(ms[0], &sl_model_perf72);     /* newest first: LAZY=on default */
+		assert_ptr_equal(ms[1], &sl_model_perf612);
 	}
 }
 
@@ -251,6 +252,8 @@ static void test_rules_as_data(void **state)
 	assert_ptr_equal(m->sym_kind, o->sym_kind);
 	assert_ptr_equal(m->choose_by_name, o->choose_by_name);
 	assert_string_equal(m->versions, "6.12.x");
+	assert_int_equal(m->fixup.notype_loses, 0);     /* 7.x's rule */
+	assert_int_equal(m->argv_rules->sub_with_arg, NULL);
 	assert_int_equal(sl_model_cost(o, "f", 1, SYMIDX_DEM_NOOPTS), 64 + 2);
 }
 
