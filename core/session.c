@@ -200,9 +200,12 @@ static void setup_lazy(struct sl_session *s)
 			goto addrs_file;
 		}
 		if (!m && s->cfg.lazy == LAZY_AUTO) {
+			char vers[96];
+
+			sl_model_versions(SL_TOOL_PERF, vers, sizeof(vers));
 			sl_warnx("symlazy: this perf (%s) is not a version whose symbol loading lazy mode mirrors "
-				 "(perf 6.1.x, 6.12.x); loading all symbols (SYMLAZY_LAZY=on overrides)",
-				 version[0] ? version : "version unknown");
+				 "(perf %s); loading all symbols (SYMLAZY_LAZY=on overrides)",
+				 version[0] ? version : "version unknown", vers);
 			set_lazy_why(s, SL_R_PERF_VERSION, version[0] ? version : "unknown");
 			return;
 		}

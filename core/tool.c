@@ -66,8 +66,8 @@ const struct sl_model *sl_charge_model(enum sl_tool tool, int argc, char *const 
 }
 
 /* Models per tool, newest first; the first is the default for LAZY=on
- * (later perfs keep 6.12's PLT and demangling rules, not 6.1's). */
-static const struct sl_model *const perf_models[] = { &sl_model_perf612, &sl_model_perf61 };
+ * (a perf newer than the newest model is closest to that one). */
+static const struct sl_model *const perf_models[] = { &sl_model_perf72, &sl_model_perf612, &sl_model_perf61 };
 
 /* The model whose version probe matches, only if exactly one does (an image
  * holding two version literals is no version we know). */
@@ -96,6 +96,27 @@ size_t sl_models_for_tool(enum sl_tool tool, const struct sl_model *const **mode
 	}
 	*models = perf_models;
 	return sizeof(perf_models) / sizeof(perf_models[0]);
+}
+
+int sl_model_versions(enum sl_tool tool, char *buf, size_t n)
+{
+	const struct sl_model *const *ms;
+	size_t k = sl_models_for_tool(tool, &ms), at = 0;
+	int len = 0;
+
+	if (n)
+		buf[0] = '\0';
+	/* oldest first, as people list versions */
+	while (k-- > 0) {
+		int r = snprintf(buf + at, n - at, "%s%s", len ? ", " : "",
+				 ms[k]->versions ? ms[k]->versions : ms[k]->name);
+
+		if (r < 0)
+			return r;
+		len += r;
+		at = (size_t)len < n ? (size_t)len : n ? n - 1 : 0;
+	}
+	return len;
 }
 
 const struct sl_model *sl_model_for_self(enum sl_tool tool, const struct sl_model **any_model)

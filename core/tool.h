@@ -60,6 +60,10 @@ const struct sl_model *sl_model_for_self_cached(enum sl_tool tool, const struct 
 						char *version, size_t n, int dirfd);
 /* sl_models_for_tool - the models of @tool, newest first (*@models); count. */
 size_t sl_models_for_tool(enum sl_tool tool, const struct sl_model *const **models);
+/* sl_model_versions - the versions the models of @tool mirror, oldest first
+ * ("6.1.x, 6.12.x, 7.2.x"), into @buf (@n bytes, terminated when n > 0);
+ * returns the length the whole list needs (snprintf's rule). For messages. */
+int sl_model_versions(enum sl_tool tool, char *buf, size_t n);
 
 /*
  * sl_charge_model - the model whose costs and budget rules apply to the

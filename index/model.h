@@ -60,6 +60,9 @@ enum sl_demangler {
 	SL_DEMANGLER_LIBIBERTY = 0, /* libiberty cplus_demangle linked into perf (6.1) */
 	SL_DEMANGLER_PERF_CXX,      /* perf's util/demangle-cxx.cpp cxx_demangle_sym (6.4+):
 				     * __cxa_demangle in distribution builds */
+	SL_DEMANGLER_PERF_RUST_CXX, /* util/symbol.c dso__demangle_sym (7.x): Rust
+				     * (rustc-demangle) on the raw name first, then
+				     * cxx_demangle_sym, OCaml, Java */
 };
 
 /* How perf synthesizes PLT symbols after a load (dso__synthesize_plt_symbols). */
@@ -120,6 +123,14 @@ struct sl_argv_rules {
 	int data_type_options;      /* annotate --data-type/--type-stat/--insn-stat and
 				     * report --sort type/typeoff/typecln exist (6.8+):
 				     * they resolve data addresses from the whole table */
+	/* 0/NULL below: perf 6.x's rule */
+	const char *const *sub_with_arg;    /* script/report/annotate long options
+					     * this version added that take the
+					     * next word (NULL-ended) */
+	int code_with_type;         /* annotate --code-with-type exists: data-type
+				     * profiling too (7.x) */
+	int symfs_layout;           /* --symfs DIR[,flat|hierarchy]: a comma names a
+				     * layout (7.x symbol__config_symfs) */
 };
 
 /* Symbol kinds a model's keep rule returns (before section checks). */

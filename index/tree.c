@@ -88,6 +88,8 @@ static uint64_t tree_key(const struct symidx *idx, const struct symidx_src *src)
 	h = sl_fnv1a(h, m->name, strlen(m->name) + 1);
 	h = sl_fnv1a(h, rules, sizeof(rules));
 	h = sl_fnv1a(h, &page, sizeof(page));
+	if (m->fixup.notype_loses)      /* 7.x's choice (hashed only when set: 6.x keys stay) */
+		h = sl_fnv1a(h, "notype", 6);
 	return sl_fnv1a(h, dn, strlen(dn) + 1);
 }
 

@@ -51,8 +51,9 @@ static void test_recognition(void **state)
 	{
 		const struct sl_model *const *ms;
 
-		assert_int_equal(sl_models_for_tool(SL_TOOL_PERF, &ms), 2);
-		assert_ptr_equal(ms[0], &sl_model_perf612);    /* newest first: LAZY=on default */
+		assert_int_equal(sl_models_for_tool(SL_TOOL_PERF, &ms), 3);
+		assert_ptr_equal(ms[0], &sl_model_perf72);     /* newest first: LAZY=on default */
+		assert_ptr_equal(ms[1], &sl_model_perf612);
 	}
 }
 
@@ -85,7 +86,7 @@ static void test_version_verdict_cached(void **state)
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	assert_true(dfd >= 0);
 	assert_null(sl_model_for_self_cached(SL_TOOL_PERF, &any, v, sizeof(v), dfd));
-	assert_ptr_equal(any, &sl_model_perf612);
+	assert_ptr_equal(any, &sl_model_perf72);   /* the newest model */
 	snprintf(buf, sizeof(buf), "ls %s/perf-*.model >/dev/null 2>&1", dir);
 	assert_int_equal(system(buf), 0);
 	snprintf(path, sizeof(path), "sh -c 'ls %s/perf-*.model'", dir);
@@ -310,6 +311,8 @@ static void test_rules_as_data(void **state)
 	assert_ptr_equal(m->sym_kind, o->sym_kind);
 	assert_ptr_equal(m->choose_by_name, o->choose_by_name);
 	assert_string_equal(m->versions, "6.12.x");
+	assert_int_equal(m->fixup.notype_loses, 0);     /* 7.x's rule */
+	assert_int_equal(m->argv_rules->sub_with_arg, NULL);
 	assert_int_equal(sl_model_cost(o, "f", 1, SYMIDX_DEM_NOOPTS), 64 + 2);
 }
 

@@ -480,7 +480,16 @@ static void check_replay(const char *path, const char *cachedir)
  * sizes, zero-size labels - exported (.dynsym copies) and calling through
  * the PLT.
  */
+static void make_alias_lib_kinds(const char *sfile, const char *out, unsigned kinds);
+
 static void make_alias_lib(const char *sfile, const char *out)
+{
+	make_alias_lib_kinds(sfile, out, 6);
+}
+
+/* ... with @kinds 7: also sized NOTYPE labels (weak or global) beside the
+ * functions, for perf 7.x's NOTYPE rule of choose_best_symbol. */
+static void make_alias_lib_kinds(const char *sfile, const char *out, unsigned kinds)
 {
 	FILE *f = fopen(sfile, "w");
 	unsigned seed = 4242, i, k;
@@ -493,7 +502,7 @@ static void make_alias_lib(const char *sfile, const char *out)
 
 		fprintf(f, "\t.globl _ZN3C%uC1Ev\n\t.type _ZN3C%uC1Ev,@function\n_ZN3C%uC1Ev:\n", i, i, i);
 		for (k = 0; k < na; k++) {
-			unsigned kind = (unsigned)rand_r(&seed) % 6;
+			unsigned kind = (unsigned)rand_r(&seed) % kinds;
 			const char *bind = rand_r(&seed) % 4 == 0 ? "weak" : "globl";
 
 			switch (kind) {
@@ -507,6 +516,8 @@ static void make_alias_lib(const char *sfile, const char *out)
 			case 3: fprintf(f, "\t.%s _ZN3C%uD2Ev\n\t.type _ZN3C%uD2Ev,@function\n_ZN3C%uD2Ev:\n"
 					"\t.size _ZN3C%uD2Ev,%u\n", bind, i, i, i, i, size + 16 * (k & 1)); break;
 			case 4: fprintf(f, "\t.%s lab%u_%u\nlab%u_%u:\n", bind, i, k, i, k); break;   /* zero-size label */
+			case 6: fprintf(f, "\t.%s nt%u_%u_label\nnt%u_%u_label:\n\t.size nt%u_%u_label,%u\n",
+					bind, i, k, i, k, i, k, size); break;                 /* sized label */
 			default: fprintf(f, "\t.%s x%u_%u_long_name\n\t.type x%u_%u_long_name,@function\n"
 					 "x%u_%u_long_name:\n\t.size x%u_%u_long_name,%u\n",
 					 bind, i, k, i, k, i, k, i, k, size); break;
@@ -559,6 +570,30 @@ static void test_replay_deferred_equals_eager_612(void **state)
 		make_alias_lib(sfile, lib);
 	perf612_demangler_set(&cxa_only);
 	replay_model = &sl_model_perf612;
+	check_replay(lib, cdir);
+	check_replay(sofile, NULL);
+	if (access("/usr/lib/x86_64-linux-gnu/libstdc++.so.6", R_OK) == 0)
+		check_replay("/usr/lib/x86_64-linux-gnu/libstdc++.so.6", cdir);
+	replay_model = &sl_model_perf61;
+	perf612_demangler_set(NULL);
+}
+
+/* The same under the perf 7.2 model (NOTYPE labels lose before the binding
+ * and name rules), on a library with sized NOTYPE labels among the aliases:
+ * deferred choices must stay within one NOTYPE class. */
+static void test_replay_deferred_equals_eager_72(void **state)
+{
+	static const struct perf612_demangler cxa_only = { .cxa = __cxa_demangle, .what = "__cxa_demangle" };
+	char sfile[128], lib[128], cdir[128];
+
+	(void)state;
+	snprintf(sfile, sizeof(sfile), "%s/alias72.s", dir);
+	snprintf(lib, sizeof(lib), "%s/libalias72.so", dir);
+	snprintf(cdir, sizeof(cdir), "%s/tcache72", dir);
+	mkdir(cdir, 0700);
+	make_alias_lib_kinds(sfile, lib, 7);
+	perf612_demangler_set(&cxa_only);
+	replay_model = &sl_model_perf72;
 	check_replay(lib, cdir);
 	check_replay(sofile, NULL);
 	if (access("/usr/lib/x86_64-linux-gnu/libstdc++.so.6", R_OK) == 0)
@@ -661,6 +696,7 @@ int main(void)
 		cmocka_unit_test(test_sort),
 		cmocka_unit_test(test_replay_deferred_equals_eager),
 		cmocka_unit_test(test_replay_deferred_equals_eager_612),
+		cmocka_unit_test(test_replay_deferred_equals_eager_72),
 		cmocka_unit_test(test_tree_cache_corruption),
 	};
 	return cmocka_run_group_tests_name("symindex", tests, setup, teardown);
