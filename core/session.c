@@ -476,6 +476,36 @@ static int runtime_layout(struct sl_session *s, struct sl_dso *self, const struc
 	return found;
 }
 
+/* Does @d, or the recorded file of @dso with @d's build-id, have a
+ * .gnu_debugdata section? perf 7.x scans the decompressed section from a
+ * temporary file ("/tmp/perf.gnu_debugdata.elf.XXXXXX", util/symbol-elf.c
+ * read_gnu_debugdata) that keeps the binary's build-id, then the binary's
+ * .dynsym: both scans are of that DSO. */
+static int has_gnu_debugdata(struct sl_session *s, const struct sl_dso *d, const struct pd_dso *dso)
+{
+	const struct elf_ops *ops = s->ops;
+	unsigned char bid[20];
+	Elf *elf;
+	int fd, found = 0, r;
+
+	if (sl_elf_section(ops, d->elf, ".gnu_debugdata", NULL, NULL) == 1)
+		return 1;
+	if (!dso || !dso->path || d->bid_len <= 0)
+		return 0;
+	fd = open(dso->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	elf = ops->elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf) {
+		r = elf_read_build_id(ops, elf, bid, sizeof(bid));
+		found = r == d->bid_len && !memcmp(bid, d->bid, (size_t)r) &&
+			sl_elf_section(ops, elf, ".gnu_debugdata", NULL, NULL) == 1;
+		ops->elf_end(elf);
+	}
+	close(fd);
+	return found;
+}
+
 const struct pd_dso *sl_dso_match_file(const struct pd_result *res, const char *symfs,
 				       const struct sl_dso *d, struct sl_why *why)
 {
@@ -592,8 +622,7 @@ void sl_dso_plan(struct sl_session *s, struct sl_dso *d, sl_sibling_fn sib, void
 	 * decompressed .gnu_debugdata, then a second .dynsym pass
 	 * (util/symbol.c dso__load, DSO_BINARY_TYPE__GNU_DEBUGDATA): a pass list
 	 * the index does not replay */
-	if (s->model->reads_gnu_debugdata &&
-	    sl_elf_section(s->ops, d->elf, ".gnu_debugdata", NULL, NULL) == 1) {
+	if (s->model->reads_gnu_debugdata && has_gnu_debugdata(s, d, dso)) {
 		sl_why_set(&d->why, SL_R_GNU_DEBUGDATA, NULL);
 		return;
 	}
