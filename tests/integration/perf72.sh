@@ -108,7 +108,7 @@ else:
     print("lazy %s: %s" % (d.get("lazy"), d.get("lazy_reason")))
 PY
 }
-want() { case " ${PERF72_CASES:-cxx cxxdw rustc node system debuginfod gnu_debugdata} " in *" $1 "*) return 0 ;; esac; return 1; }
+want() { case " ${PERF72_CASES:-cxx cxxdw rustc node system debuginfod gnu_debugdata corpus} " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # the programs, built in the root by its own compilers
 cp "$ROOT/tests/corpus/cxx.cpp" "$ROOT/tests/corpus/corpus.h" "$W/"
@@ -273,6 +273,36 @@ PY
 	else
 		fail "gnu_debugdata/build: $(tail -2 "$T/mdi.log")"
 	fi
+fi
+
+# ---- the corpus (tests/integration/corpus.sh) under perf 7.2 ---------------------
+# corpus.sh runs on the host (compilers, readelf, python3) with PERF set to a
+# wrapper that runs the sid root's perf: the build directory is bound at its
+# own path inside (SYMLAZY_SAME), and the wrapper carries the caller's cwd,
+# HOME, LD_PRELOAD (the shim and fixtime.so, both host-built: glibc's ABI is
+# backward compatible) and SYMLAZY_* into the root.
+if want corpus; then
+	CW=$ROOT/build/perf72-corpus
+	rm -rf "$CW"; mkdir -p "$CW"
+	cat >"$CW/perf" <<WRAP
+#!/bin/sh
+set -- "\$PWD" "\$@"
+vars="HOME=\$HOME"
+[ -n "\${LD_PRELOAD:-}" ] && vars="\$vars LD_PRELOAD=\$LD_PRELOAD"
+for v in \$(env | sed -n 's/^\(SYMLAZY_[A-Z_]*\)=.*/\1/p'); do
+	eval "vars=\"\\\$vars \$v=\\\$\$v\""
+done
+exec env -u LD_PRELOAD SYMLAZY_SAME="$CW $ROOT/build" SYMLAZY_BIND= SYMLAZY_WORK= \
+	sh "$ROOT/scripts/in-root.sh" "$SID" env \$vars sh -c 'cd "\$0" && exec perf "\$@"' "\$@"
+WRAP
+	chmod +x "$CW/perf"
+	CASES=${PERF72_CORPUS_CASES:-"cxx rust threads forkexec overlap abort-dynsym plt"}
+	PERF=$CW/perf CORPUS_DIR=$CW/corpus CORPUS_CASES=$CASES SYMLAZY_SO=$SO \
+		sh "$ROOT/tests/integration/corpus.sh" >"$CW/corpus.log" 2>&1
+	crc=$?
+	sed -n 's/^\(PASS\|FAIL\|SKIP\|INFO\): /\1: perf72\/corpus\//p' "$CW/corpus.log"
+	grep -q '^FAIL' "$CW/corpus.log" && failed=1
+	[ $crc -ne 0 ] && ! grep -q '^FAIL' "$CW/corpus.log" && fail "corpus: exited $crc: $(tail -3 "$CW/corpus.log")"
 fi
 info "total $(($(date +%s) - t0))s"
 exit $failed
