@@ -296,7 +296,7 @@ exec env -u LD_PRELOAD SYMLAZY_SAME="$CW $ROOT/build" SYMLAZY_BIND= SYMLAZY_WORK
 	sh "$ROOT/scripts/in-root.sh" "$SID" env \$vars sh -c 'cd "\$0" && exec perf "\$@"' "\$@"
 WRAP
 	chmod +x "$CW/perf"
-	CASES=${PERF72_CORPUS_CASES:-"cxx rust threads forkexec overlap abort-dynsym plt"}
+	CASES=${PERF72_CORPUS_CASES:-"cxx rust threads forkexec overlap abort-dynsym abort-symtab abort-alias plt dwarf"}
 	PERF=$CW/perf CORPUS_DIR=$CW/corpus CORPUS_CASES=$CASES SYMLAZY_SO=$SO \
 		sh "$ROOT/tests/integration/corpus.sh" >"$CW/corpus.log" 2>&1
 	crc=$?
