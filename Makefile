@@ -70,9 +70,10 @@ $(B)/tests/%: tests/unit/%.c $(CORE_A) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(CORE_A) -lcmocka -lelf -liberty -lzstd $(LIBS) $(TEST_LIBS)
 
-# the perf 6.12 model's tests call libstdc++'s __cxa_demangle (what a
-# distribution perf 6.12 demangles with)
+# the perf 6.12 and 7.2 models' tests call libstdc++'s __cxa_demangle (what
+# a distribution perf 6.12 or 7.2 demangles C++ names with)
 $(B)/tests/test_model_perf612: TEST_LIBS += -lstdc++
+$(B)/tests/test_model_perf72: TEST_LIBS += -lstdc++
 $(B)/tests/test_symindex: TEST_LIBS += -lstdc++
 
 $(B)/bin/%: scripts/%.c $(CORE_A) $(HDRS)

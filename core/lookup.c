@@ -294,7 +294,7 @@ int sl_lookup_name(struct sl_lookup *l, const struct sl_lookup_sym *s, char *buf
 struct cand {
 	uint32_t table, idx;
 	uint64_t end;
-	int bind;
+	int bind, type;
 };
 
 /* choose_best_symbol() (symbol.c) as index/symindex.c sim_choose: 0 keep a. */
@@ -310,6 +310,12 @@ static int choose(const struct sl_lookup *l, const struct cand *a, const struct 
 		return 0;
 	if (la == 0 && lb > 0)
 		return 1;
+	if (l->model->fixup.notype_loses && a->type != b->type) {      /* 7.x */
+		if (a->type == STT_NOTYPE)
+			return 1;
+		if (b->type == STT_NOTYPE)
+			return 0;
+	}
 	if (b->bind == STB_WEAK && a->bind != STB_WEAK)
 		return 0;
 	if (a->bind == STB_WEAK && b->bind != STB_WEAK)
@@ -383,6 +389,7 @@ static int group_survivor(const struct sl_lookup *l, uint32_t g, struct cand *ou
 			c[n].table = e->table;
 			c[n].idx = e->idx;
 			c[n].bind = 0;
+			c[n].type = e->type;
 			raw_name(l, e->table, e->idx, &c[n].bind);
 			/* symbols__fixup_end: a zero-size symbol ends where its in-order
 			 * successor starts: the next same-start member (zero length) or,

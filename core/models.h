@@ -17,6 +17,7 @@
  * (core/model/other.c: conservative). */
 extern const struct sl_model sl_model_perf61;
 extern const struct sl_model sl_model_perf612;
+extern const struct sl_model sl_model_perf72;
 extern const struct sl_model sl_model_perf61_probe;
 extern const struct sl_model sl_model_libdwfl188;   /* elfutils 0.188 libdwfl */
 extern const struct sl_model sl_model_bcc026_lazy;
@@ -82,6 +83,17 @@ struct perf612_demangler {
 };
 void perf612_demangler_set(const struct perf612_demangler *d);
 const struct perf612_demangler *perf612_demangler_get(void);
+
+/* perf 7.2's functions, for unit tests (tests/unit/test_model_perf72.c).
+ * The C++ part of its demangler is perf612_demangler_get()'s. */
+int perf72_parse_argv(int argc, char *const argv[], struct sl_invocation *inv);
+int perf72_text_output(struct sl_invocation *inv, int out_is_tty);
+int perf72_image_matches(const char *img, size_t len);
+char *perf72_demangle(const char *raw, int mode, int *uncertain);
+uint64_t perf72_name_cost(const char *name, uint64_t namelen, int dem_mode);
+/* dso__demangle_sym's Rust step: 1 with the stored name in *@out
+ * (malloc'ed), 0 not a Rust name, -1 the model cannot tell */
+int perf72_rust_demangle(const char *s, char **out);
 
 /* libdwfl 0.188's rules, for unit tests (tests/unit/test_model_libdwfl.c). */
 int dwfl188_eligible(const char *name, const GElf_Sym *sym);

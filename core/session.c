@@ -85,6 +85,24 @@ int sl_session_config(struct sl_session *s, const char *(*get)(const char *name)
 	return 1;
 }
 
+/* Is perf's subcommand (after perf 6.1's global options) one lazy mode
+ * serves? A cheap test before the model is known; a miss only costs the
+ * version verdict's cache. */
+static int lazy_subcommand(void)
+{
+	char **argv = NULL;
+	int argc = 0, sub, r = 0;
+
+	if (sl_cmdline_read("/proc/self/cmdline", &argc, &argv) < 0)
+		return 0;
+	sub = perf61_subcommand(argc, argv);
+	if (sub >= 0)
+		r = !strcmp(argv[sub], "script") || !strcmp(argv[sub], "report") ||
+		    !strcmp(argv[sub], "annotate");
+	sl_cmdline_free(argv);
+	return r;
+}
+
 /* Work out whether lazy mode applies and which perf.data to read.
  * Returns 1 with @input set, or 0 with @why set. */
 static int lazy_target(struct sl_session *s, char *input, size_t n, struct sl_why *why)
@@ -123,50 +141,6 @@ static int lazy_target(struct sl_session *s, char *input, size_t n, struct sl_wh
 	return r;
 }
 
-static void open_cache_dir(struct sl_session *s)
-{
-	struct sl_why why;
-	char now[64];
-	ssize_t n;
-	int fd;
-
-	if (!s->cfg.cache_dir[0])
-		return;
-	n = readlink("/proc/self/ns/mnt", now, sizeof(now) - 1);
-	now[n > 0 ? n : 0] = '\0';
-	if (strcmp(now, s->start_mntns)) {
-		if (s->cfg.verbose)
-			sl_warnx("symlazy: started in another mount namespace; keeping the index in memory");
-		return;
-	}
-	fd = sl_cache_dir_open(s->cfg.cache_dir, &why);
-	if (fd >= 0) {
-		s->cache_dirfd = fd;
-		return;
-	}
-	if (why.code == SL_R_CACHE_NOT_PRIVATE)
-		sl_warnx("symlazy: cache dir %s is not private to this user; keeping the index in memory",
-			 s->cfg.cache_dir);
-	else if (s->cfg.verbose)
-		sl_warnx("symlazy: cache dir %s unusable (%s); keeping the index in memory",
-			 s->cfg.cache_dir, strerror(-fd));
-}
-
-int sl_session_cache_fd(struct sl_session *s)
-{
-	int fd;
-
-	if (!__atomic_load_n(&s->cache_tried, __ATOMIC_ACQUIRE)) {
-		pthread_mutex_lock(&s->cache_lock);
-		if (!s->cache_tried)
-			open_cache_dir(s);
-		__atomic_store_n(&s->cache_tried, 1, __ATOMIC_RELEASE);
-		pthread_mutex_unlock(&s->cache_lock);
-	}
-	fd = s->cache_dirfd;
-	return fd;
-}
-
 /* Read SYMLAZY_ADDRS into the address sets. 1 on success. */
 static int use_addrs_file(struct sl_session *s)
 {
@@ -199,7 +173,13 @@ static void setup_lazy(struct sl_session *s)
 	if (s->is_perf) {
 		/* the version first: its model reads the argv and prices symbols
 		 * (the budget applies with lazy mode off too) */
-		m = sl_model_for_self_version(SL_TOOL_PERF, &any, version, sizeof(version));
+		/* the verdict is kept in the cache dir (else the whole
+		 * executable is scanned), unless lazy mode is off or the
+		 * subcommand is not one it serves (perf record, perf top...):
+		 * then the run neither creates nor uses the dir */
+		m = sl_model_for_self_cached(SL_TOOL_PERF, &any, version, sizeof(version),
+					     s->cfg.lazy != LAZY_OFF && lazy_subcommand() ?
+					     sl_session_cache_quiet(s) : -1);
 		s->model = m ? m : any ? any : s->model;
 		/* perf's own scans cost what this version's model says (6.12
 		 * stores demangled names); perf probe has its own model */
@@ -220,9 +200,12 @@ static void setup_lazy(struct sl_session *s)
 			goto addrs_file;
 		}
 		if (!m && s->cfg.lazy == LAZY_AUTO) {
+			char vers[96];
+
+			sl_model_versions(SL_TOOL_PERF, vers, sizeof(vers));
 			sl_warnx("symlazy: this perf (%s) is not a version whose symbol loading lazy mode mirrors "
-				 "(perf 6.1.x, 6.12.x); loading all symbols (SYMLAZY_LAZY=on overrides)",
-				 version[0] ? version : "version unknown");
+				 "(perf %s); loading all symbols (SYMLAZY_LAZY=on overrides)",
+				 version[0] ? version : "version unknown", vers);
 			set_lazy_why(s, SL_R_PERF_VERSION, version[0] ? version : "unknown");
 			return;
 		}
@@ -233,9 +216,12 @@ static void setup_lazy(struct sl_session *s)
 	}
 	/* DWARF samples: libunwind replay where it is perf's, else the scan
 	 * (perfdata/unwind.h); with --symfs perf reads other files than the
-	 * recorded paths, so only the scan is used (and with SYMLAZY_UNWIND=scan) */
+	 * recorded paths, and a perf that unwinds with libdw (7.x) follows other
+	 * rules than the replay's, so only the scan is used there (and with
+	 * SYMLAZY_UNWIND=scan) */
 	r = perfdata_read_unwind(input, s->ops,
-				 s->symfs[0] || s->cfg.unwind_scan ? PD_UNWIND_SCAN : PD_UNWIND_HYBRID,
+				 s->symfs[0] || s->cfg.unwind_scan || s->model->unwinder == SL_UNWIND_LIBDW
+				 ? PD_UNWIND_SCAN : PD_UNWIND_HYBRID,
 				 &s->addrs, err, sizeof(err));
 	if (r < 0) {
 		if (!(r == -ENOTSUP && (s->addrs.flags & PD_F_PIPE)))   /* a saved pipe stream is not an error */
@@ -291,8 +277,7 @@ on:
 	s->totals.addr_dsos = s->addrs.nr_dsos;
 	for (size_t i = 0; i < s->addrs.nr_dsos; i++)
 		s->totals.addrs += s->addrs.dsos[i].nr_addrs;
-	open_cache_dir(s);           /* set-up runs before any other call */
-	s->cache_tried = 1;
+	(void)sl_session_cache_fd(s);  /* set-up runs before any other call */
 }
 
 void sl_session_setup(struct sl_session *s, const struct elf_ops *ops)
@@ -316,11 +301,8 @@ void sl_session_setup(struct sl_session *s, const struct elf_ops *ops)
 	setup_lazy(s);
 }
 
-/* SYMLAZY_ADDRS lists file offsets: warn once per DSO when none of its
- * addresses lies inside the file's loadable segments (virtual addresses,
- * or another build of the file). Returns 1 if some address is inside. */
-static int addrs_inside(struct sl_session *s, const struct pd_dso *dso, const struct symidx_layout *lay,
-			const char *path)
+int sl_session_addrs_inside(struct sl_session *s, const struct pd_dso *dso,
+			    const struct symidx_layout *lay, const char *path)
 {
 	size_t k = (size_t)(dso - s->addrs.dsos), inside = 0;
 	char hex[41];
@@ -341,127 +323,6 @@ static int addrs_inside(struct sl_session *s, const struct pd_dso *dso, const st
 			 dso->nr_addrs, build_id_hex(dso->build_id, dso->build_id_size, hex), path);
 	}
 	return 0;
-}
-
-struct sl_bcc_charged {
-	struct sl_bcc_charged *next;
-	const struct sl_bcc_index *idx;
-	const struct sl_model *m;
-	struct sl_bcc_plan plan;
-};
-
-static int bcc_plan_copy(struct sl_bcc_plan *dst, const struct sl_bcc_plan *src)
-{
-	*dst = *src;
-	for (unsigned i = 0; i < src->nt; i++) {
-		size_t n = (size_t)src->t[i].nsyms / 8 + 1;
-
-		dst->t[i].keep = malloc(n);
-		if (!dst->t[i].keep) {
-			dst->nt = i;
-			sl_bcc_plan_free(dst);
-			return -ENOMEM;
-		}
-		memcpy(dst->t[i].keep, src->t[i].keep, n);
-	}
-	return 0;
-}
-
-int sl_session_bcc_plan(struct sl_session *s, const char *path, const struct sl_bcc_option *opt,
-			const struct sl_model *m, struct sl_bcc_plan *out)
-{
-	const struct sl_bcc_index *idx = NULL;
-	struct sl_bcc_charged *ch;
-	int r;
-
-	memset(out, 0, sizeof(*out));
-	if (s->cfg.hide_all || (!s->lazy_on && !s->cfg.max_bytes))
-		return 0;
-	if (s->lazy_on) {
-		unsigned char bid[20];
-		struct symidx_layout lay;
-		const struct pd_dso *dso = NULL;
-		uint64_t *va = NULL;
-		size_t nva = 0;
-		int fd = open(path, O_RDONLY | O_CLOEXEC), bl = -1;
-		Elf *e = fd >= 0 ? s->ops->elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
-		struct stat st;
-
-		if (e) {
-			bl = elf_read_build_id(s->ops, e, bid, sizeof(bid));
-			dso = bl > 0 ? perfdata_find_build_id(&s->addrs, bid, (size_t)bl) : NULL;
-			if (dso && sl_elf_runtime_layout(s->ops, e, fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0,
-							 &lay) && addrs_inside(s, dso, &lay, path)) {
-				va = malloc(dso->nr_addrs * sizeof(*va) + 1);
-				for (size_t i = 0; va && i < dso->nr_addrs; i++)
-					for (unsigned l = 0; l < lay.nloads; l++)
-						if (dso->addrs[i] >= lay.loads[l].offset &&
-						    dso->addrs[i] < lay.loads[l].offset + lay.loads[l].size) {
-							/* bcc's offsets are st_value space */
-							va[nva++] = dso->addrs[i] - lay.loads[l].offset + lay.loads[l].vaddr;
-							break;
-						}
-			}
-			s->ops->elf_end(e);
-		}
-		if (fd >= 0)
-			close(fd);
-		if (va) {
-			char why[256] = "";
-
-			idx = sl_bcc_index_get(&s->bcc, path, opt);
-			r = idx ? sl_bcc_plan_addrs(idx, va, nva, out, why, sizeof(why)) : -1;
-			free(va);
-			if (r == 0)
-				return 1;
-			if (r > 0 && s->cfg.verbose)
-				sl_warnx("symlazy: %s: %s; loading all its symbols", path, why);
-		}
-	}
-	if (!s->cfg.max_bytes)
-		return 0;
-	if (!idx)
-		idx = sl_bcc_index_get(&s->bcc, path, opt);
-	if (!idx)
-		return 0;               /* the libelf-level budget plan applies */
-	pthread_mutex_lock(&s->bcc.lock);
-	for (ch = s->bcc.charged; ch; ch = ch->next)
-		if (ch->idx == idx && ch->m == m)
-			break;
-	r = ch ? bcc_plan_copy(out, &ch->plan) : -1;
-	pthread_mutex_unlock(&s->bcc.lock);
-	if (ch && r == 0) {
-		out->charged = 0;
-		out->reused = 1;
-		return 1;
-	}
-	r = sl_bcc_plan_budget(idx, &s->budget, m, out);
-	if (r < 0) {
-		sl_bcc_plan_free(out);
-		return 0;
-	}
-	if (out->dropped && !atomic_exchange(&s->budget_warned, 1))
-		sl_warnx("symlazy: symbol budget of %llu bytes (SYMLAZY_MAX_BYTES) exhausted while loading %s; "
-			 "symbols it could not keep (%s's cost: %s) %s; raise SYMLAZY_MAX_BYTES to keep more",
-			 (unsigned long long)s->cfg.max_bytes, path, m->tool, m->name,
-			 m->unknown_shows ? m->unknown_shows : "show as [unknown]");
-	ch = calloc(1, sizeof(*ch));
-	if (ch && bcc_plan_copy(&ch->plan, out) == 0) {
-		ch->idx = idx;
-		ch->m = m;
-		pthread_mutex_lock(&s->bcc.lock);
-		ch->next = s->bcc.charged;
-		s->bcc.charged = ch;
-		pthread_mutex_unlock(&s->bcc.lock);
-	} else {
-		free(ch);
-	}
-	return 1;
-}
-
-int sl_session_bcc_answers(const struct sl_session *s)
-{
-	return s->cfg.bcc_index && !s->cfg.hide_all;
 }
 
 Elf_Cmd sl_session_begin_cmd(const struct sl_session *s, int fd, Elf_Cmd cmd, Elf *ref, int *upgraded)
@@ -615,6 +476,36 @@ static int runtime_layout(struct sl_session *s, struct sl_dso *self, const struc
 	return found;
 }
 
+/* Does @d, or the recorded file of @dso with @d's build-id, have a
+ * .gnu_debugdata section? perf 7.x scans the decompressed section from a
+ * temporary file ("/tmp/perf.gnu_debugdata.elf.XXXXXX", util/symbol-elf.c
+ * read_gnu_debugdata) that keeps the binary's build-id, then the binary's
+ * .dynsym: both scans are of that DSO. */
+static int has_gnu_debugdata(struct sl_session *s, const struct sl_dso *d, const struct pd_dso *dso)
+{
+	const struct elf_ops *ops = s->ops;
+	unsigned char bid[20];
+	Elf *elf;
+	int fd, found = 0, r;
+
+	if (sl_elf_section(ops, d->elf, ".gnu_debugdata", NULL, NULL) == 1)
+		return 1;
+	if (!dso || !dso->path || d->bid_len <= 0)
+		return 0;
+	fd = open(dso->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	elf = ops->elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf) {
+		r = elf_read_build_id(ops, elf, bid, sizeof(bid));
+		found = r == d->bid_len && !memcmp(bid, d->bid, (size_t)r) &&
+			sl_elf_section(ops, elf, ".gnu_debugdata", NULL, NULL) == 1;
+		ops->elf_end(elf);
+	}
+	close(fd);
+	return found;
+}
+
 const struct pd_dso *sl_dso_match_file(const struct pd_result *res, const char *symfs,
 				       const struct sl_dso *d, struct sl_why *why)
 {
@@ -727,7 +618,15 @@ void sl_dso_plan(struct sl_session *s, struct sl_dso *d, sl_sibling_fn sib, void
 		sl_why_set(&d->why, SL_R_NO_RUNTIME_ELF, NULL);
 		return;
 	}
-	if (!s->is_perf && !addrs_inside(s, dso, &lay, d->path)) {
+	/* perf 7.x: a DSO with MiniDebugInfo gets its symbols from the
+	 * decompressed .gnu_debugdata, then a second .dynsym pass
+	 * (util/symbol.c dso__load, DSO_BINARY_TYPE__GNU_DEBUGDATA): a pass list
+	 * the index does not replay */
+	if (s->model->reads_gnu_debugdata && has_gnu_debugdata(s, d, dso)) {
+		sl_why_set(&d->why, SL_R_GNU_DEBUGDATA, NULL);
+		return;
+	}
+	if (!s->is_perf && !sl_session_addrs_inside(s, dso, &lay, d->path)) {
 		sl_why_set(&d->why, SL_R_ADDRS_OUTSIDE, "%s", d->path);
 		return;
 	}

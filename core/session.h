@@ -83,7 +83,9 @@ struct sl_session {
 	int lazy_on;
 	struct sl_why lazy_why;          /* why lazy mode is off (process-wide) */
 	int cache_dirfd;                 /* -1: indexes live in memfds */
-	int cache_tried;                 /* sl_session_cache_fd() opened (or failed to open) it */
+	int cache_tried;                 /* opened (or failed to open) it (core/cachedir.c) */
+	int cache_said;                  /* and said cache_msg, if any */
+	char cache_msg[PATH_MAX + 128];  /* why the cache dir is not used, until said */
 	pthread_mutex_t cache_lock;
 	int dwfl_state;                  /* libdwfl lookups: 0 undecided, 1 answered, -1 libdwfl's (dwfl.c) */
 	char start_mntns[64];            /* mount namespace at start-up */
@@ -135,17 +137,29 @@ void sl_session_setup(struct sl_session *s, const struct elf_ops *ops);
 Elf_Cmd sl_session_begin_cmd(const struct sl_session *s, int fd, Elf_Cmd cmd, Elf *ref, int *upgraded);
 
 /*
- * sl_session_cache_fd - the cache directory for indexes that are not perf's
- * lazy plans (libdwfl modules, core/dwfl.c): opened on first use with the
- * same policy (private, same mount namespace), or -1. Thread-safe.
+ * sl_session_cache_fd - the cache directory (core/cachedir.c): opened at
+ * set-up when lazy mode turns on, else on first use (libdwfl modules,
+ * core/dwfl.c) with the same policy (private, same mount namespace), or -1.
+ * Thread-safe.
  */
 int sl_session_cache_fd(struct sl_session *s);
+/* sl_session_cache_quiet - the same at set-up (one thread), without saying
+ * why the dir cannot be used: perf's version check, before lazy mode is
+ * known to be on. */
+int sl_session_cache_quiet(struct sl_session *s);
 
 /*
  * sl_session_bcc_answers - may libbcc's symcache calls made through the PLT
  * (bpftrace, C/C++ tools) be answered from the index (bccsyms.h)? Yes unless
  * SYMLAZY_BCC=0 or SYMLAZY_HIDE_ALL (the floor: no user symbols at all).
  */
+/* sl_session_addrs_inside - SYMLAZY_ADDRS lists file offsets: warn once per
+ * DSO when none of @dso's addresses lies inside @lay's loadable segments
+ * (virtual addresses, or another build of the file at @path). 1 if some
+ * address is inside, else 0. */
+int sl_session_addrs_inside(struct sl_session *s, const struct pd_dso *dso,
+			    const struct symidx_layout *lay, const char *path);
+
 int sl_session_bcc_answers(const struct sl_session *s);
 
 /* sl_session_report - write the stats (SYMLAZY_STATS) now; call at exit. */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/session.h"
+#include "textsrc/kallsyms.h"
 #include "textsrc/textsrc.h"
 #include "util/util.h"
 
@@ -74,7 +75,9 @@ static void build(struct sl_session *s, struct sl_text_src *src)
 	}
 	if (src->kind == SL_TEXT_KALLSYMS)
 		kcore = sl_text_kcore(src->path);
-	rc = sl_text_filter(&s->addrs, (enum sl_text_kind)src->kind, src->path, buf, len, kcore, &src->t);
+	rc = sl_text_filter(&s->addrs, (enum sl_text_kind)src->kind, src->path, buf, len, kcore,
+			   s->model && (s->model->kallsyms_rules & SL_KS_DROP_LOCAL_LABELS) ?
+			   KS_RULE_DROP_LOCAL_LABELS : 0, &src->t);
 	if (rc < 0)
 		sl_why_set(&src->t.why, SL_R_NOMEM, NULL);
 	/* a perf map still being written: perf reads what is there when it

@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -9,6 +11,7 @@
 #include <unistd.h>
 #include "core/models.h"
 #include "core/tool.h"
+#include "util/util.h"
 
 enum sl_tool sl_tool_from_exe(const char *path)
 {
@@ -63,8 +66,8 @@ const struct sl_model *sl_charge_model(enum sl_tool tool, int argc, char *const 
 }
 
 /* Models per tool, newest first; the first is the default for LAZY=on
- * (later perfs keep 6.12's PLT and demangling rules, not 6.1's). */
-static const struct sl_model *const perf_models[] = { &sl_model_perf612, &sl_model_perf61 };
+ * (a perf newer than the newest model is closest to that one). */
+static const struct sl_model *const perf_models[] = { &sl_model_perf72, &sl_model_perf612, &sl_model_perf61 };
 
 /* The model whose version probe matches, only if exactly one does (an image
  * holding two version literals is no version we know). */
@@ -93,6 +96,27 @@ size_t sl_models_for_tool(enum sl_tool tool, const struct sl_model *const **mode
 	}
 	*models = perf_models;
 	return sizeof(perf_models) / sizeof(perf_models[0]);
+}
+
+int sl_model_versions(enum sl_tool tool, char *buf, size_t n)
+{
+	const struct sl_model *const *ms;
+	size_t k = sl_models_for_tool(tool, &ms), at = 0;
+	int len = 0;
+
+	if (n)
+		buf[0] = '\0';
+	/* oldest first, as people list versions */
+	while (k-- > 0) {
+		int r = snprintf(buf + at, n - at, "%s%s", len ? ", " : "",
+				 ms[k]->versions ? ms[k]->versions : ms[k]->name);
+
+		if (r < 0)
+			return r;
+		len += r;
+		at = (size_t)len < n ? (size_t)len : n ? n - 1 : 0;
+	}
+	return len;
 }
 
 const struct sl_model *sl_model_for_self(enum sl_tool tool, const struct sl_model **any_model)
@@ -127,6 +151,125 @@ const struct sl_model *sl_model_for_self_version(enum sl_tool tool, const struct
 	if (!m && version && n)     /* for the message about an unknown version */
 		sl_perf_version_in_image(img, (size_t)st.st_size, version, n);
 	munmap(img, (size_t)st.st_size);
+	return m;
+}
+
+/* ---- the verdict, cached ------------------------------------------------
+ *
+ * Finding the version reads the whole executable (Debian's perf: 9 MB, a
+ * scan per model, 2-4 ms a run), so the verdict is kept in the cache dir,
+ * named by the executable's identity (device, inode, size, mtime) and the
+ * list of models it was chosen among: "perf-<key>.model" holding the
+ * model's name, or "-" and the version literal found when none matches, and
+ * a newline. A missing, foreign or damaged file is rescanned and rewritten.
+ */
+#define VERDICT_FORMAT 1u
+
+static uint64_t verdict_key(enum sl_tool tool, const struct stat *st)
+{
+	const struct sl_model *const *models;
+	uint64_t v[6] = { VERDICT_FORMAT, (uint64_t)st->st_dev, (uint64_t)st->st_ino, (uint64_t)st->st_size,
+			  (uint64_t)st->st_mtim.tv_sec, (uint64_t)st->st_mtim.tv_nsec };
+	uint64_t h = sl_fnv1a(SL_FNV_OFFSET, v, sizeof(v));
+	size_t i, n = sl_models_for_tool(tool, &models);
+
+	for (i = 0; i < n; i++)
+		h = sl_fnv1a(h, models[i]->name, strlen(models[i]->name) + 1);
+	return h;
+}
+
+/* 1 with *@m (NULL: no model matches; then @version gets the literal) if
+ * the verdict file @name in @dirfd is ours and whole; else 0. */
+static int verdict_read(enum sl_tool tool, int dirfd, const char *name, const struct sl_model **m,
+			char *version, size_t n)
+{
+	const struct sl_model *const *models;
+	char buf[128], *nl;
+	struct stat st;
+	ssize_t r;
+	size_t i, nm;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return 0;
+	r = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() ?
+	    read(fd, buf, sizeof(buf) - 1) : -1;
+	close(fd);
+	if (r <= 0)
+		return 0;
+	buf[r] = '\0';
+	nl = memchr(buf, '\n', (size_t)r);
+	if (!nl || nl != buf + r - 1)
+		return 0;
+	*nl = '\0';
+	if (buf[0] == '-') {
+		*m = NULL;
+		if (version && n)
+			snprintf(version, n, "%s", buf + 1);
+		return 1;
+	}
+	nm = sl_models_for_tool(tool, &models);
+	for (i = 0; i < nm; i++)
+		if (!strcmp(buf, models[i]->name)) {
+			*m = models[i];
+			return 1;
+		}
+	return 0;
+}
+
+/* Keep the verdict: a temp file renamed into place. Failures are silent. */
+static void verdict_write(int dirfd, const char *name, const struct sl_model *m, const char *version)
+{
+	char tmp[64], buf[128];
+	int fd, len;
+
+	len = snprintf(buf, sizeof(buf), "%s%s\n", m ? "" : "-", m ? m->name : version ? version : "");
+	if (len <= 0 || (size_t)len >= sizeof(buf))
+		return;
+	snprintf(tmp, sizeof(tmp), ".tmp-%d.model", (int)getpid());
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	if (write(fd, buf, (size_t)len) != len || close(fd) != 0 || renameat(dirfd, tmp, dirfd, name) < 0)
+		unlinkat(dirfd, tmp, 0);
+}
+
+const struct sl_model *sl_model_for_self_cached(enum sl_tool tool, const struct sl_model **any_model,
+						char *version, size_t n, int dirfd)
+{
+	const struct sl_model *m = NULL;
+	char name[64], found[80] = "";
+	struct stat st;
+	void *img;
+	int fd;
+
+	if (dirfd < 0 || tool != SL_TOOL_PERF)
+		return sl_model_for_self_version(tool, any_model, version, n);
+	if (any_model)
+		*any_model = perf_models[0];
+	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || st.st_size < 16) {
+		close(fd);
+		return NULL;
+	}
+	snprintf(name, sizeof(name), "perf-%016llx.model", (unsigned long long)verdict_key(tool, &st));
+	if (verdict_read(tool, dirfd, name, &m, version, n)) {
+		close(fd);
+		return m;
+	}
+	img = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (img == MAP_FAILED)
+		return NULL;
+	m = sl_model_for_image(tool, img, (size_t)st.st_size);
+	if (!m)
+		sl_perf_version_in_image(img, (size_t)st.st_size, found, sizeof(found));
+	munmap(img, (size_t)st.st_size);
+	if (!m && version && n)
+		snprintf(version, n, "%s", found);
+	verdict_write(dirfd, name, m, found);
 	return m;
 }
 

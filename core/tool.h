@@ -47,8 +47,23 @@ const struct sl_model *sl_model_for_self(enum sl_tool tool, const struct sl_mode
  * NULL; left as it is when a model matches). */
 const struct sl_model *sl_model_for_self_version(enum sl_tool tool, const struct sl_model **any_model,
 						 char *version, size_t n);
+/*
+ * sl_model_for_self_cached - sl_model_for_self_version() with the verdict
+ * kept in the cache dir @dirfd (-1: none, then it is that function):
+ * "perf-<key>.model", the key made of /proc/self/exe's device, inode, size
+ * and mtime and of the names of the models chosen among, holding the
+ * model's name or "-<version literal>". Saves the scan of the whole
+ * executable on every run but the first; a damaged or foreign file is
+ * rescanned and rewritten.
+ */
+const struct sl_model *sl_model_for_self_cached(enum sl_tool tool, const struct sl_model **any_model,
+						char *version, size_t n, int dirfd);
 /* sl_models_for_tool - the models of @tool, newest first (*@models); count. */
 size_t sl_models_for_tool(enum sl_tool tool, const struct sl_model *const **models);
+/* sl_model_versions - the versions the models of @tool mirror, oldest first
+ * ("6.1.x, 6.12.x, 7.2.x"), into @buf (@n bytes, terminated when n > 0);
+ * returns the length the whole list needs (snprintf's rule). For messages. */
+int sl_model_versions(enum sl_tool tool, char *buf, size_t n);
 
 /*
  * sl_charge_model - the model whose costs and budget rules apply to the

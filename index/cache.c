@@ -169,54 +169,78 @@ int sl_cache_map(const struct symidx_src *src, uint64_t key, void **mapp, size_t
 	return 0;
 }
 
-int sl_cache_backing(const struct symidx_src *src, size_t size, char *tmpname, size_t n)
+int sl_cache_scratch(size_t size)
 {
-	int fd = -1, r;
+	int fd = memfd_create("symlazy-index", MFD_CLOEXEC), r;
 
-	tmpname[0] = '\0';
-	if (src->cache_dirfd >= 0) {
-		/* a private counter, never random(): perf seeds libc's generator
-		 * and draws the "Tip" perf report prints from it */
-		static _Atomic unsigned long seq;
-
-		snprintf(tmpname, n, ".tmp-%d-%lu.idx", (int)getpid(), atomic_fetch_add(&seq, 1));
-		fd = openat(src->cache_dirfd, tmpname, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd >= 0 && posix_fallocate(fd, 0, (off_t)size) != 0) {
-			close(fd);
-			unlinkat(src->cache_dirfd, tmpname, 0);
-			fd = -1;
-		}
-		if (fd < 0)
-			tmpname[0] = '\0';
-	}
-	if (fd < 0) {
-		fd = memfd_create("symlazy-index", MFD_CLOEXEC);
-		if (fd < 0)
-			return -errno;
-		if (ftruncate(fd, (off_t)size) < 0) {
-			r = -errno;
-			close(fd);
-			return r;
-		}
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)size) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
 	}
 	return fd;
 }
 
-void sl_cache_commit(const struct symidx_src *src, uint64_t key, const char *tmpname)
+int sl_cache_tmp_open(const struct symidx_src *src, char *tmpname, size_t n)
 {
-	char name[128];
+	/* a private counter, never random(): perf seeds libc's generator
+	 * and draws the "Tip" perf report prints from it */
+	static _Atomic unsigned long seq;
+	int fd;
 
-	if (!tmpname[0])
-		return;
-	sl_cache_name(src, key, name, sizeof(name));
-	if (renameat(src->cache_dirfd, tmpname, src->cache_dirfd, name) < 0)
-		unlinkat(src->cache_dirfd, tmpname, 0);
+	tmpname[0] = '\0';
+	if (src->cache_dirfd < 0)
+		return -1;
+	/* ".idx" so sl_cache_clean() also removes what a killed run left */
+	snprintf(tmpname, n, ".tmp-%d-%lu.idx", (int)getpid(), atomic_fetch_add(&seq, 1));
+	fd = openat(src->cache_dirfd, tmpname, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		tmpname[0] = '\0';
+	return fd;
 }
 
-void sl_cache_discard(const struct symidx_src *src, const char *tmpname)
+int sl_cache_write_all(int fd, const void *p, size_t n)
 {
-	if (tmpname[0])
-		unlinkat(src->cache_dirfd, tmpname, 0);
+	const char *c = p;
+
+	while (n) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int sl_cache_tmp_commit(const struct symidx_src *src, const char *tmpname, const char *name, int ok)
+{
+	if (!tmpname[0])
+		return -1;
+	if (ok && renameat(src->cache_dirfd, tmpname, src->cache_dirfd, name) == 0)
+		return 0;
+	unlinkat(src->cache_dirfd, tmpname, 0);
+	return -1;
+}
+
+int sl_cache_save(const struct symidx_src *src, uint64_t key, const void *p, size_t n)
+{
+	char tmpname[96], name[128];
+	int fd = sl_cache_tmp_open(src, tmpname, sizeof(tmpname));
+
+	if (fd < 0)
+		return -1;
+	sl_cache_name(src, key, name, sizeof(name));
+	if (sl_cache_tmp_commit(src, tmpname, name, sl_cache_write_all(fd, p, n) == 0) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 static int walk(int dirfd, int clean, void (*fn)(const char *, uint64_t, void *), void *ctx)
@@ -238,10 +262,12 @@ static int walk(int dirfd, int clean, void (*fn)(const char *, uint64_t, void *)
 		struct stat st;
 
 		int tree = len >= 6 && !strcmp(de->d_name + len - 5, ".tree");
+		int model = len >= 7 && !strcmp(de->d_name + len - 6, ".model");
 		int names = len >= 7 && !strcmp(de->d_name + len - 6, ".names");
 
-		if ((len < 5 || strcmp(de->d_name + len - 4, ".idx")) && !names && !(clean && tree))
-			continue;   /* cached trees (symindex.c) are cleaned with their index */
+		if ((len < 5 || strcmp(de->d_name + len - 4, ".idx")) && !names && !(clean && (tree || model)))
+			continue;   /* cached trees (index/tree.c) and perf version verdicts
+				     * (core/tool.c) are cleaned with the indexes */
 		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
 			continue;
 		if (clean) {

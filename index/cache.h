@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cache.h - the index cache: directory policy, key, file names, validation
- * and the backing files new indexes are written to. One index file per
+ * and how new index files are written. One index file per
  * (DSO contents, layout): "<build-id-hex>-<key>.idx", or
  * "nobuildid-<key>.idx" where the key then carries the file identity.
  * Files may be deleted at any time; a corrupt, truncated, foreign or
@@ -57,28 +57,49 @@ int sl_cache_validate(const void *map, size_t size, uint64_t key, const struct s
 int sl_cache_map(const struct symidx_src *src, uint64_t key, void **map, size_t *size);
 
 /*
- * sl_cache_backing - a file of @size bytes to build a new index in: a
- * ".tmp-<pid>-<n>.idx" in the cache dir (space reserved with
- * posix_fallocate, so writes through a mapping cannot SIGBUS on ENOSPC;
- * @tmpname gets its name) or, without a usable cache dir, a memfd
- * (@tmpname = ""). Returns the fd or -errno.
+ * New cache files are written with write() into a temp file in the cache
+ * dir and renamed into place (atomic for concurrent readers), not built
+ * through a shared mapping of a preallocated (posix_fallocate) file: the
+ * index is built in a memfd and written in one go, the tree is streamed
+ * through a small buffer instead of being mapped whole (a cold run on a
+ * node profile: 4.6 MiB less peak RSS, same wall time), and a full disk is
+ * a failed write(), not a SIGBUS.
+ *
+ * sl_cache_scratch - a memfd of @size bytes (page cache, not the tool's
+ * anonymous memory) to build an index in. Returns the fd or -errno.
  */
-int sl_cache_backing(const struct symidx_src *src, size_t size, char *tmpname, size_t n);
+int sl_cache_scratch(size_t size);
 
-/* sl_cache_commit - rename the finished temp file into place (atomic for
- * concurrent readers); on failure it is removed. No-op for memfds. */
-void sl_cache_commit(const struct symidx_src *src, uint64_t key, const char *tmpname);
+/* sl_cache_tmp_open - a new ".tmp-<pid>-<n>.idx" in the cache dir opened
+ * read-write (@tmpname gets its name), or -1 (@tmpname = "") without a
+ * cache dir or on failure. */
+int sl_cache_tmp_open(const struct symidx_src *src, char *tmpname, size_t n);
 
-/* sl_cache_discard - remove an unfinished temp file (no-op for ""). */
-void sl_cache_discard(const struct symidx_src *src, const char *tmpname);
+/* sl_cache_write_all - write @n bytes at @p to @fd (EINTR retried);
+ * 0, or -1 with errno set. */
+int sl_cache_write_all(int fd, const void *p, size_t n);
+
+/* sl_cache_tmp_commit - rename the temp file @tmpname to @name if @ok,
+ * else (or if the rename fails) remove it. 0 if renamed; -1 for "". */
+int sl_cache_tmp_commit(const struct symidx_src *src, const char *tmpname, const char *name, int ok);
+
+/*
+ * sl_cache_save - put the finished index (@n bytes at @p) into the cache
+ * dir as the file of (@src, @key): a temp file written with write() and
+ * renamed into place. Returns that file's fd (to map it: its pages are in
+ * the page cache), or -1 (no cache dir, or the write failed: nothing left
+ * behind, the caller keeps its copy).
+ */
+int sl_cache_save(const struct symidx_src *src, uint64_t key, const void *p, size_t n);
 
 /*
  * sl_cache_list - call @fn(name, bytes, ctx) for each index file ("*.idx",
  * and the name indexes "*.names" of index/names.h; not temp files) in the
  * directory @dirfd. Returns the count or -errno.
  * sl_cache_clean - remove every index, name index, cached tree ("*.tree",
- * perf's full tree beside its index, index/symindex.c) and temp file there;
- * returns the count removed or -errno.
+ * perf's full tree beside its index, index/tree.c), perf version verdict
+ * ("*.model", core/tool.c) and temp file there; returns the count removed
+ * or -errno.
  */
 int sl_cache_list(int dirfd, void (*fn)(const char *name, uint64_t bytes, void *ctx), void *ctx);
 int sl_cache_clean(int dirfd);

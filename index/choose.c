@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * index/choose.c - perf's choice between same-start duplicates
- * (choose_best_symbol, tools/perf/util/symbol.c: binding, weak, prefix
- * underscores, name length, x86's SyS rule) during a replay, on memoized
+ * (choose_best_symbol, tools/perf/util/symbol.c: length, 7.x's NOTYPE
+ * rule, binding, weak, prefix underscores, name length, x86's SyS rule) during a replay, on memoized
  * name summaries where the model allows it, and the choices that change no
  * tree shape deferred until an answer needs them.
  */
@@ -82,9 +82,10 @@ static int underscores(const char *n)
  *     next's successor (another key) up, erasing curr does not: the shapes
  *     differ, the choice is made now.
  * Deferring also needs the ends of the two to be equal (perf's lookups and
- * symbols__fixup_end read the survivor's end) - length class and binding
- * class (weak / global / other) then tie for every candidate of the list,
- * so later comparisons that are decided before names need no choice either.
+ * symbols__fixup_end read the survivor's end) - length class, NOTYPE class
+ * (7.x) and binding class (weak / global / other) then tie for every
+ * candidate of the list, so later comparisons that are decided before names
+ * need no choice either.
  */
 
 
@@ -251,7 +252,9 @@ void symindex_debug_eager(int on)
 /*
  * choose_best_symbol() of tools/perf/util/symbol.c for curr @a and its
  * successor @b: 0 = keep a, 1 = keep b, CHOOSE_DEFER = the tree is the same
- * either way and only the names decide (see above). Under a model whose
+ * either way and only the names decide (see above). Rules in perf's order:
+ * length, the model's NOTYPE rule (fixup.notype_loses, 7.x), weak, global,
+ * then names. Under a model whose
  * symbols__fixup_duplicate marks IFUNC aliases (6.2+) the survivor's flag
  * and type depend on the choice when either node is STT_GNU_IFUNC or
  * already marked: such a choice is made now.
@@ -268,6 +271,15 @@ int sim_choose(struct sim *S, uint32_t a, uint32_t b)
 		return 0;
 	if (la == 0 && lb > 0)
 		return 1;
+	/* 7.x: a NOTYPE symbol loses to one of another type. A pending node's
+	 * type stands for its whole list: every choice deferred into it tied
+	 * here, so its candidates are all NOTYPE or all not. */
+	if (S->src->model->fixup.notype_loses && AUX_TYPE(A->aux) != AUX_TYPE(B->aux)) {
+		if (AUX_TYPE(A->aux) == STT_NOTYPE)
+			return 1;
+		if (AUX_TYPE(B->aux) == STT_NOTYPE)
+			return 0;
+	}
 	if ((bb == STB_WEAK) && !(ba == STB_WEAK))
 		return 0;
 	if ((ba == STB_WEAK) && !(bb == STB_WEAK))

@@ -16,6 +16,7 @@
 #ifndef SYMLAZY_INDEX_FORMAT_H
 #define SYMLAZY_INDEX_FORMAT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define SYMIDX_MAGIC   "SYMLZIX\0"
@@ -38,6 +39,18 @@ struct symidx_hdr {
 };
 
 uint64_t symindex_checksum(const void *p, size_t n);
+
+/* The same checksum computed piecewise (a file checksummed as it is
+ * written): init, update with the payload in any cut, final. */
+struct symidx_cks {
+	uint64_t h[4];
+	unsigned char tail[32];     /* bytes of an unfinished 32-byte block */
+	size_t nt;
+};
+
+void symidx_cks_init(struct symidx_cks *c);
+void symidx_cks_update(struct symidx_cks *c, const void *p, size_t n);
+uint64_t symidx_cks_final(const struct symidx_cks *c);
 
 /* The stored checksum of an index file: the payload's, with the header
  * fields that change perf's answers and no bound can check (a flipped

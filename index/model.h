@@ -60,6 +60,9 @@ enum sl_demangler {
 	SL_DEMANGLER_LIBIBERTY = 0, /* libiberty cplus_demangle linked into perf (6.1) */
 	SL_DEMANGLER_PERF_CXX,      /* perf's util/demangle-cxx.cpp cxx_demangle_sym (6.4+):
 				     * __cxa_demangle in distribution builds */
+	SL_DEMANGLER_PERF_RUST_CXX, /* util/symbol.c dso__demangle_sym (7.x): Rust
+				     * (rustc-demangle) on the raw name first, then
+				     * cxx_demangle_sym, OCaml, Java */
 };
 
 /* How perf synthesizes PLT symbols after a load (dso__synthesize_plt_symbols). */
@@ -91,7 +94,26 @@ struct sl_fixup_rules {
 				     * hist_entry__inc_addr_samples): a reduced table was
 				     * seen to change that count, so annotate of such a DSO
 				     * gets the full table */
+	int notype_loses;           /* choose_best_symbol: after the zero-length rule, an
+				     * STT_NOTYPE symbol loses to one of another type,
+				     * before the weak/global/name rules (7.0+,
+				     * tools/perf/util/symbol.c choose_best_symbol) */
 };
+
+/* Which unwinder perf uses for DWARF callchains (--call-graph dwarf). */
+enum sl_unwinder {
+	SL_UNWIND_LIBUNWIND = 0,    /* util/unwind-libunwind-local.c (Debian's 6.1, 6.12):
+				     * the pre-pass replays it where provably exact
+				     * (perfdata/unwind_replay.c), else scans */
+	SL_UNWIND_LIBDW,            /* util/unwind-libdw.c (Debian's 7.x, built without
+				     * libunwind): the pre-pass scans every DWARF sample
+				     * (perfdata/unwind.h: a superset of what libdw's frames
+				     * can reach: registers and stack words, w and w - 1) */
+};
+
+/* Text sources (kallsyms) rules that differ between versions (textsrc/kallsyms.c). */
+#define SL_KS_DROP_LOCAL_LABELS 1u  /* names ".L*" and "L0*" are dropped like "$*"
+				     * (7.x: symbol.h is_ignored_kernel_symbol) */
 
 /* The argv facts that differ between perf versions (perf.c, builtin-*.c). */
 struct sl_argv_rules {
@@ -101,6 +123,14 @@ struct sl_argv_rules {
 	int data_type_options;      /* annotate --data-type/--type-stat/--insn-stat and
 				     * report --sort type/typeoff/typecln exist (6.8+):
 				     * they resolve data addresses from the whole table */
+	/* 0/NULL below: perf 6.x's rule */
+	const char *const *sub_with_arg;    /* script/report/annotate long options
+					     * this version added that take the
+					     * next word (NULL-ended) */
+	int code_with_type;         /* annotate --code-with-type exists: data-type
+				     * profiling too (7.x) */
+	int symfs_layout;           /* --symfs DIR[,flat|hierarchy]: a comma names a
+				     * layout (7.x symbol__config_symfs) */
 };
 
 /* Symbol kinds a model's keep rule returns (before section checks). */
@@ -218,6 +248,12 @@ struct sl_model {
 	 * in the tool's lookup (SL_BR_* below; core/budgetplan.c applies them) */
 	unsigned budget_rules;
 	const char *unknown_shows;
+	/* perf 7.x (0 = 6.1's): the DWARF unwinder, kallsyms rules (SL_KS_*), and
+	 * whether user DSOs' .gnu_debugdata (MiniDebugInfo) symbols are read:
+	 * then a DSO with that section stays eager (its pass list differs) */
+	enum sl_unwinder unwinder;
+	unsigned kallsyms_rules;
+	int reads_gnu_debugdata;
 	/* libbcc: the keep rule depends on bcc_symbol_option.use_symbol_type */
 	enum sl_sym_kind (*sym_kind_types)(const GElf_Sym *s, uint32_t types);
 };

@@ -4,7 +4,7 @@
  * of one DSO (the format: index/format.h; what it answers: index/symindex.h):
  * which tables perf reads (symsrc__init), each symbol classified as perf's
  * dso__load_sym_internal() loop would (tools/perf/util/symbol-elf.c), sorted
- * by start and written to the cache (index/cache.c) or a memfd. The ELF
+ * by start, built in a memfd and written to the cache (index/cache.c). The ELF
  * layout facts it needs are index/layout.c; answers are index/answer.c; the
  * replay of perf's tree is index/replay.c, index/choose.c, index/tree.c.
  */
@@ -25,26 +25,73 @@
 #include "util/util.h"
 #include "index/symindex.h"
 
-/* Four independent lanes of word-wise FNV-1a, folded at the end: every
- * open checks the whole file (node: 9.8 MB of index, 3.3 MB of tree), and
- * one serial multiply chain per word was its cost. */
+/* Four independent lanes of word-wise FNV-1a over 32-byte blocks, folded
+ * at the end with the tail bytes: every open checks the whole file (node:
+ * 9.8 MB of index, 3.3 MB of tree), and one serial multiply chain per word
+ * was its cost. Incremental (symidx_cks_*, index/format.h) so a file can be
+ * checksummed as it is written; symindex_checksum() is the one-call form. */
+void symidx_cks_init(struct symidx_cks *c)
+{
+	c->h[0] = 0xcbf29ce484222325ull;
+	c->h[1] = 0x84222325cbf29ce4ull;
+	c->h[2] = 0x9ce484222325cbf2ull;
+	c->h[3] = 0x2325cbf29ce48422ull;
+	c->nt = 0;
+}
+
+static void cks_blocks(struct symidx_cks *c, const unsigned char *p, size_t nblocks)
+{
+	uint64_t h0 = c->h[0], h1 = c->h[1], h2 = c->h[2], h3 = c->h[3], w[4];
+
+	for (size_t i = 0; i < nblocks; i++, p += 32) {
+		memcpy(w, p, 32);
+		h0 = (h0 ^ w[0]) * 0x100000001b3ull;
+		h1 = (h1 ^ w[1]) * 0x100000001b3ull;
+		h2 = (h2 ^ w[2]) * 0x100000001b3ull;
+		h3 = (h3 ^ w[3]) * 0x100000001b3ull;
+	}
+	c->h[0] = h0;
+	c->h[1] = h1;
+	c->h[2] = h2;
+	c->h[3] = h3;
+}
+
+void symidx_cks_update(struct symidx_cks *c, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	if (c->nt) {                /* complete the block begun by the last call */
+		size_t k = 32 - c->nt < n ? 32 - c->nt : n;
+
+		memcpy(c->tail + c->nt, b, k);
+		c->nt += k;
+		b += k;
+		n -= k;
+		if (c->nt < 32)
+			return;
+		cks_blocks(c, c->tail, 1);
+		c->nt = 0;
+	}
+	cks_blocks(c, b, n / 32);
+	memcpy(c->tail, b + n / 32 * 32, n % 32);
+	c->nt = n % 32;
+}
+
+uint64_t symidx_cks_final(const struct symidx_cks *c)
+{
+	uint64_t r = sl_fnv1a(0xcbf29ce484222325ull, c->h, sizeof(c->h));
+
+	r ^= r >> 29;
+	return sl_fnv1a(r, c->tail, c->nt);
+}
+
 uint64_t symindex_checksum(const void *p, size_t n)
 {
-	const unsigned char *c = p;
-	uint64_t h[4] = { 0xcbf29ce484222325ull, 0x84222325cbf29ce4ull, 0x9ce484222325cbf2ull, 0x2325cbf29ce48422ull };
-	uint64_t w[4], r;
-	size_t i;
+	struct symidx_cks c;
 
-	for (i = 0; i + 32 <= n; i += 32) {
-		memcpy(w, c + i, 32);
-		h[0] = (h[0] ^ w[0]) * 0x100000001b3ull;
-		h[1] = (h[1] ^ w[1]) * 0x100000001b3ull;
-		h[2] = (h[2] ^ w[2]) * 0x100000001b3ull;
-		h[3] = (h[3] ^ w[3]) * 0x100000001b3ull;
-	}
-	r = sl_fnv1a(0xcbf29ce484222325ull, h, sizeof(h));
-	r ^= r >> 29;
-	return sl_fnv1a(r, c + i, n - i);
+	symidx_cks_init(&c);
+	symidx_cks_update(&c, p, n);
+	return symidx_cks_final(&c);
 }
 
 static int entry_less(const struct symidx_entry *a, const struct symidx_entry *b)
@@ -347,9 +394,8 @@ static int build(const struct symidx_src *src, uint64_t key, struct symidx *out)
 	struct symidx_hdr *h;
 	struct symidx_entry *e;
 	struct symidx_group *grp;
-	char tmpname[96];
 	char why[96] = "";
-	int unmodelable = 0, fd, ret;
+	int unmodelable = 0, fd, cf, ret;
 	uint32_t abort_pass = SYMIDX_ABORT_NONE, abort_idx = 0;
 	void *map;
 	Elf_Data *tabs[2] = { src->symtab, src->dynsym };
@@ -360,11 +406,11 @@ static int build(const struct symidx_src *src, uint64_t key, struct symidx *out)
 	if (ret < 0)
 		return ret;
 
-	/* One pass: the mapping is sized for every symbol being a candidate
-	 * (the file is cut to its final size below), so the table is read
+	/* One pass: the scratch memfd is sized for every symbol being a
+	 * candidate (it is cut to its final size below), so the table is read
 	 * once instead of once to count and once to fill. */
 	cap_bytes = sizeof(*h) + ((size_t)counts[0] + counts[1]) * (sizeof(*e) + sizeof(*grp));
-	fd = sl_cache_backing(src, cap_bytes, tmpname, sizeof(tmpname));
+	fd = sl_cache_scratch(cap_bytes);
 	if (fd < 0) {
 		free(secs);
 		return fd;
@@ -504,13 +550,23 @@ static int build(const struct symidx_src *src, uint64_t key, struct symidx *out)
 		ret = -errno;
 		goto fail_fd;
 	}
-	sl_cache_commit(src, key, tmpname);
+	cf = sl_cache_save(src, key, map, final_size);
+	if (cf >= 0) {
+		/* use the cache file's pages (just written, in the page cache)
+		 * and let the memfd go, rather than keep both copies */
+		void *fm = mmap(NULL, final_size, PROT_READ, MAP_SHARED, cf, 0);
+
+		close(cf);
+		if (fm != MAP_FAILED) {
+			munmap(map, final_size);
+			map = fm;
+		}
+	}
 	close(fd);
 	attach(out, map, final_size);
 	return 0;
 
 fail_fd:
-	sl_cache_discard(src, tmpname);
 	close(fd);
 	return ret;
 }

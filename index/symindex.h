@@ -15,8 +15,11 @@
  *     kept or dropped as a whole,
  *   - per group the range of ends perf may give its survivor (min_end..max_end)
  *     and the prefix maximum of ends, to prove a lookup unambiguous.
- * Entries and groups live in one mmap'd file (cache dir, else memfd), so the
- * index costs page cache, not anonymous memory, and later runs reuse it.
+ * Entries and groups live in one mmap'd file (built in a memfd, written to
+ * the cache dir with write() and used from there), so the index costs page
+ * cache, not anonymous memory, and later runs reuse it. Beside it, when a
+ * lookup needs perf's rb-tree shape, the final shape of perf's full tree
+ * ("<build-id>-<key>.tree", index/tree.c).
  */
 #ifndef SYMLAZY_SYMINDEX_H
 #define SYMLAZY_SYMINDEX_H

@@ -88,6 +88,8 @@ static uint64_t tree_key(const struct symidx *idx, const struct symidx_src *src)
 	h = sl_fnv1a(h, m->name, strlen(m->name) + 1);
 	h = sl_fnv1a(h, rules, sizeof(rules));
 	h = sl_fnv1a(h, &page, sizeof(page));
+	if (m->fixup.notype_loses)      /* 7.x's choice (hashed only when set: 6.x keys stay) */
+		h = sl_fnv1a(h, "notype", 6);
 	return sl_fnv1a(h, dn, strlen(dn) + 1);
 }
 
@@ -184,19 +186,45 @@ static int tree_id(const struct symtree *T, struct sim *R, uint32_t x, uint64_t 
 	return 0;
 }
 
+/* A buffered writer for tree_save(): the payload is checksummed a buffer
+ * at a time as it goes out; the header is written last, at offset 0. */
+struct fout {
+	int fd, err;
+	size_t n;
+	struct symidx_cks c;
+	unsigned char buf[1u << 15];
+};
+
+static void fout_flush(struct fout *f)
+{
+	if (!f->n)
+		return;
+	symidx_cks_update(&f->c, f->buf, f->n);
+	if (!f->err && sl_cache_write_all(f->fd, f->buf, f->n) < 0)
+		f->err = 1;
+	f->n = 0;
+}
+
+static inline void fout_put(struct fout *f, const void *p, size_t n)
+{
+	if (f->n + n > sizeof(f->buf))
+		fout_flush(f);
+	memcpy(f->buf + f->n, p, n);
+	f->n += n;
+}
+
 /* Write S's final tree (or, @uncertain, only that verdict) to the cache:
- * temp file, renamed into place. Failures are silent: the next run replays. */
+ * streamed with write() into a temp file, renamed into place. Failures are
+ * silent: the next run replays. */
 static void tree_save(const struct sim *S, const struct symidx_src *src, uint64_t key, int uncertain)
 {
-	struct symtree_hdr *h;
-	struct symtree_node *out;
-	struct symtree_name *names;
-	uint64_t *pool;
-	uint32_t live = 0, npool = 0, nnames = 0, x, i, cnt, o = 0, k, bad = 0;
-	uint32_t *bfs = NULL;
+	struct symtree_hdr h;
+	struct symtree_node nd;
+	struct symtree_name nm;
+	struct fout *f = NULL;
+	uint32_t live = 0, npool = 0, nnames = 0, x, i, cnt = 0, o = 0, k, c, bad = 0;
+	uint32_t *bfs = NULL, *q = NULL;
 	char tmpname[96], name[128];
-	size_t size;
-	void *map;
 	int fd;
 
 	if (src->cache_dirfd < 0)
@@ -204,11 +232,9 @@ static void tree_save(const struct sim *S, const struct symidx_src *src, uint64_
 	if (!uncertain) {
 		live = S->nsynth;       /* synthesized nodes stay, but for the ".plt" one */
 		for (x = sim_next_live(S, 0); x; x = sim_next_live(S, x)) {
-			uint32_t q;
-
 			live++;
 			if (NODE_PEND(&S->t.v[x]))
-				for (npool++, q = NODE_PEND(&S->t.v[x]); q; q = S->cand[q].next)
+				for (npool++, c = NODE_PEND(&S->t.v[x]); c; c = S->cand[c].next)
 					npool++;
 		}
 		for (k = 0; k < S->nname; k++)
@@ -216,97 +242,107 @@ static void tree_save(const struct sim *S, const struct symidx_src *src, uint64_
 		if (nnames && !(bfs = calloc(S->nodes + 1, sizeof(*bfs))))
 			return;
 	}
-	size = sizeof(*h) + ((size_t)live + 1) * sizeof(*out) + (size_t)npool * sizeof(uint64_t) +
-	       (size_t)nnames * sizeof(*names);
-	fd = sl_cache_backing(src, size, tmpname, sizeof(tmpname));
+	fd = sl_cache_tmp_open(src, tmpname, sizeof(tmpname));
 	if (fd < 0) {
 		free(bfs);
 		return;
 	}
-	if (!tmpname[0]) {          /* memfd: no cache file to keep */
-		close(fd);
-		free(bfs);
-		return;
-	}
-	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED) {
-		sl_cache_discard(src, tmpname);
-		close(fd);
-		free(bfs);
-		return;
-	}
-	h = map;
-	out = (void *)(h + 1);
-	pool = (void *)(out + live + 1);
-	names = (void *)(pool + npool);
-	memset(out, 0, sizeof(*out));
-	/* breadth-first renumbering; a queued node's sim index waits in its
-	 * .left until the node is filled in */
-	cnt = 0;
+	f = malloc(sizeof(*f));
+	q = malloc(((size_t)live + 1) * sizeof(*q));   /* breadth-first queue: sim node numbers */
+	memset(&h, 0, sizeof(h));
+	if (!f || !q || sl_cache_write_all(fd, &h, sizeof(h)) < 0)     /* room for the header */
+		goto out;
+	f->fd = fd;
+	f->err = 0;
+	f->n = 0;
+	symidx_cks_init(&f->c);
+	memset(&nd, 0, sizeof(nd));
+	fout_put(f, &nd, sizeof(nd));       /* node 0: none */
+	/* the nodes in breadth-first order: a node's number is its queue
+	 * slot, so its children's numbers are known when they are queued */
 	if (live && S->t.root)
-		out[++cnt].left = S->t.root;
+		q[++cnt] = S->t.root;
 	for (i = 1; i <= cnt; i++) {
-		uint32_t sx = out[i].left;
+		uint32_t sx = q[i];
 		const struct rbs_node *N = &S->t.n[sx];
 		const struct rbs_val *V = &S->t.v[sx];
 
 		if (bfs && sx < S->nodes)
 			bfs[sx] = i;
-		out[i].start = N->start;
-		out[i].end = V->end;
-		out[i].id = V->id;
-		out[i].left = out[i].right = 0;
-		if (NODE_PEND(V) && o < npool) {
-			uint32_t q, c = o++;
-
-			out[i].id = SIM_PEND | c;
-			for (q = NODE_PEND(V); q && o < npool; q = S->cand[q].next)
-				pool[o++] = S->cand[q].id;
-			pool[c] = o - c - 1;
+		nd.start = N->start;
+		nd.end = V->end;
+		nd.id = V->id;
+		nd.left = nd.right = 0;
+		if (NODE_PEND(V)) {     /* pool[o] = count, then the ids (below) */
+			for (k = 0, c = NODE_PEND(V); c; c = S->cand[c].next)
+				k++;
+			nd.id = SIM_PEND | o;
+			o += k + 1;
 		}
 		if (N->left) {
 			if (cnt < live) {
-				out[++cnt].left = N->left;
-				out[i].left = cnt;
+				q[++cnt] = N->left;
+				nd.left = cnt;
 			} else {
 				bad = 1;
 			}
 		}
 		if (N->right) {
 			if (cnt < live) {
-				out[++cnt].left = N->right;
-				out[i].right = cnt;
+				q[++cnt] = N->right;
+				nd.right = cnt;
 			} else {
 				bad = 1;
 			}
 		}
+		fout_put(f, &nd, sizeof(nd));
 	}
+	/* the candidate lists, in the same order */
+	for (i = 1; i <= cnt && !bad && o == npool; i++) {
+		const struct rbs_val *V = &S->t.v[q[i]];
+		uint64_t n = 0;
+
+		if (!NODE_PEND(V))
+			continue;
+		for (c = NODE_PEND(V); c; c = S->cand[c].next)
+			n++;
+		fout_put(f, &n, sizeof(n));
+		for (c = NODE_PEND(V); c; c = S->cand[c].next)
+			fout_put(f, &S->cand[c].id, sizeof(S->cand[c].id));
+	}
+	/* the PLT entries named from the tree */
 	for (k = 0, i = 0; k < S->nname && i < nnames; k++) {
 		if (!S->name_of[k])
 			continue;
-		names[i].k = k;
-		names[i].node = bfs[S->name_of[k]];
-		bad |= !names[i].node;
+		nm.k = k;
+		nm.node = bfs[S->name_of[k]];
+		bad |= !nm.node;
+		fout_put(f, &nm, sizeof(nm));
 		i++;
 	}
-	free(bfs);
-	memset(h, 0, sizeof(*h));
-	memcpy(h->magic, SYMTREE_MAGIC, 8);
-	h->version = SYMTREE_VERSION;
-	h->hdr_size = sizeof(*h);
-	h->key = key;
-	h->nnodes = cnt;
-	h->root = cnt ? 1 : 0;
-	h->uncertain = (uint32_t)!!uncertain;
-	h->npool = npool;
-	h->nnames = nnames;
-	h->checksum = symindex_checksum(out, size - sizeof(*h));
-	munmap(map, size);
+	fout_flush(f);
+	memcpy(h.magic, SYMTREE_MAGIC, 8);
+	h.version = SYMTREE_VERSION;
+	h.hdr_size = sizeof(h);
+	h.key = key;
+	h.nnodes = cnt;
+	h.root = cnt ? 1 : 0;
+	h.uncertain = (uint32_t)!!uncertain;
+	h.npool = npool;
+	h.nnames = nnames;
+	h.checksum = symidx_cks_final(&f->c);
 	tree_name(src, key, name, sizeof(name));
-	if (bad || cnt != live || o != npool || i != nnames ||
-	    renameat(src->cache_dirfd, tmpname, src->cache_dirfd, name) < 0)
-		sl_cache_discard(src, tmpname);
+	if (!bad && !f->err && cnt == live && o == npool && i == nnames &&
+	    pwrite(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h)) {
+		sl_cache_tmp_commit(src, tmpname, name, 1);
+		tmpname[0] = '\0';
+	}
+out:
+	sl_cache_tmp_commit(src, tmpname, "", 0);  /* not renamed: removed */
 	close(fd);
+	free(q);
+	free(f);
+	free(bfs);
 }
 
 /* The answers of the cached tree @T into @o; @R gives the names of

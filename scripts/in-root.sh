@@ -23,6 +23,9 @@
 #             directory, when it exists; SYMLAZY_BIND= mounts nothing);
 #             SYMLAZY_BIND_AT changes the path inside
 #   /work     read-write bind of $SYMLAZY_WORK when set, else a fresh tmpfs
+#   $SYMLAZY_SAME  space-separated host directories, each bound read-write at
+#             its own path (e.g. a test's build directory, so host paths in
+#             perf.data and on command lines mean the same files inside)
 #   /root, /tmp  fresh tmpfs each run (perf record's ~/.debug build-id cache
 #             would otherwise stay in the shared cached root and feed the next
 #             test); SYMLAZY_KEEP_HOME=1 uses the root's own directories
@@ -104,6 +107,12 @@ if [ "$KEEP" != 1 ]; then
 	mnt "$R/root" -t tmpfs -o mode=0700 tmpfs
 	mnt "$R/tmp" -t tmpfs -o mode=1777 tmpfs
 fi
+# host directories at their own paths inside (SYMLAZY_SAME), read-write,
+# after /tmp so that a clone under /tmp stays visible
+for d in ${SYMLAZY_SAME:-}; do
+	[ -d "$d" ] || fail "SYMLAZY_SAME: $d is not a directory"
+	mnt "$R$d" --bind "$d"
+done
 # not exec: this shell stays pid 1 of the new pid namespace (like
 # `docker run --init`), CMD runs as its child
 chroot "$R" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \

@@ -4,7 +4,9 @@
 PKGS="build-essential libiberty-dev libelf-dev libdw-dev libunwind-dev uthash-dev libcmocka-dev libzstd-dev pkg-config linux-perf elfutils bpfcc-tools python3-bpfcc bpftrace uftrace python3 binutils clang libclang-rt-14-dev musl-tools hotspot"
 # perf 6.12 for tests/integration/perf612.sh (scripts/build-perf612.sh builds
 # it from the source package; optional: not every archive has it)
-PKGS_PERF612="linux-source-6.12 libdw-dev libslang2-dev libperl-dev python3-dev libcap-dev libnuma-dev libbabeltrace-dev systemtap-sdt-dev libtraceevent-dev flex bison xz-utils"
+# debootstrap (scripts/build-root.sh: Debian 13 / sid roots) and debuginfod
+# (perf72.sh: a local debuginfod server) are optional like perf 6.12
+PKGS_PERF612="debootstrap debuginfod linux-source-6.12 libdw-dev libslang2-dev libperl-dev python3-dev libcap-dev libnuma-dev libbabeltrace-dev systemtap-sdt-dev libtraceevent-dev flex bison xz-utils"
 # Go for the pure-Go package at go/ (tests/integration/offsets.sh runs its
 # tests, scripts/bench-go.sh its benchmark; optional: they skip without it)
 PKGS_GO="golang-go"

@@ -97,7 +97,7 @@ int main(int argc, char **argv)
 		struct sl_text t;
 		const char *mode;
 
-		rc = sl_text_filter(&res, ks ? SL_TEXT_KALLSYMS : SL_TEXT_PERFMAP, pm, buf, len, 0, &t);
+		rc = sl_text_filter(&res, ks ? SL_TEXT_KALLSYMS : SL_TEXT_PERFMAP, pm, buf, len, 0, 0, &t);
 		if (rc < 0) {
 			fprintf(stderr, "symlazy-ktext: %s\n", strerror(-rc));
 			return 1;

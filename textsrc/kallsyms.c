@@ -330,8 +330,11 @@ static int collect(struct ks *k, struct ks_result *res)
 			for (w = 0; w < 4; w++)
 				if (k->name_off[w] == UINT32_MAX && want[w][0] && name_is(r.name, nl, want[w]))
 					k->name_off[w] = (uint32_t)off;
-		/* symbol_type__filter, '$' names */
+		/* symbol_type__filter, '$' names (7.x: ".L" and "L0" names too) */
 		if (!(t == 'T' || t == 'W' || t == 'D' || t == 'B') || (nl && r.name[0] == '$'))
+			goto next;
+		if ((k->f->rules & KS_RULE_DROP_LOCAL_LABELS) && nl >= 2 &&
+		    ((r.name[0] == '.' && r.name[1] == 'L') || (r.name[0] == 'L' && r.name[1] == '0')))
 			goto next;
 		res->symbols++;
 		if (r.start)

@@ -91,7 +91,12 @@ struct ks_facts {
 	size_t nr_extra;
 	const uint64_t *addrs;       /* sorted unique kernel addresses perf may look up */
 	size_t nr_addrs;
+	unsigned rules;              /* KS_RULE_*: what differs in later perfs */
 };
+
+/* perf 7.x's map__process_kallsym_symbol drops names is_ignored_kernel_symbol()
+ * calls mapping symbols: ".L*" and "L0*" as well as "$*" (tools/perf/util/symbol.h) */
+#define KS_RULE_DROP_LOCAL_LABELS 1u
 
 enum ks_mode { KS_FILTERED = 1, KS_PASS };
 

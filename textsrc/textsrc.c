@@ -60,7 +60,7 @@ void sl_text_free(struct sl_text *t)
 }
 
 int sl_text_filter(const struct pd_result *res, enum sl_text_kind kind, const char *path,
-		   const char *buf, size_t len, int kcore, struct sl_text *out)
+		   const char *buf, size_t len, int kcore, unsigned ks_rules, struct sl_text *out)
 {
 	int rc;
 
@@ -82,6 +82,7 @@ int sl_text_filter(const struct pd_result *res, enum sl_text_kind kind, const ch
 		f.nr_extra = res->kern.nr_extra;
 		f.addrs = res->kern.addrs;
 		f.nr_addrs = res->kern.nr_addrs;
+		f.rules = ks_rules;
 		rc = ks_filter(buf, len, &f, kcore, &r);
 		if (rc < 0)
 			return rc;

@@ -46,10 +46,11 @@ struct sl_text {
 /*
  * sl_text_filter - filter @buf (@len bytes of @kind text) with the
  * addresses of @res; @path: the perf map's path (its JIT DSO); @kcore: a
- * kcore file sits beside the kallsyms file. 0 or -ENOMEM.
+ * kcore file sits beside the kallsyms file; @ks_rules: KS_RULE_* of the
+ * perf version (textsrc/kallsyms.h). 0 or -ENOMEM.
  */
 int sl_text_filter(const struct pd_result *res, enum sl_text_kind kind, const char *path,
-		   const char *buf, size_t len, int kcore, struct sl_text *out);
+		   const char *buf, size_t len, int kcore, unsigned ks_rules, struct sl_text *out);
 void sl_text_free(struct sl_text *t);
 
 /*

@@ -30,8 +30,9 @@
 	X(INTERACTIVE,        "interactive",             "interactive or --stdio2 output annotates call targets") \
 	X(ANNOTATE_TUI,       "annotate_not_stdio",      "interactive perf annotate (TUI) annotates call targets") \
 	X(REPORT_TUI,         "report_tui",              "interactive perf report (TUI) annotates call targets") \
-	X(PERF_VERSION,       "perf_version",            "perf version %s is not one lazy mode mirrors (6.1.x, 6.12.x)") \
+	X(PERF_VERSION,       "perf_version",            "perf version %s is not one lazy mode mirrors") \
 	X(DATA_TYPE,          "data_type_profiling",     "data-type profiling resolves data addresses from the whole table") \
+	X(SYMFS_LAYOUT,       "symfs_layout",            "--symfs %s names a layout (DIR,flat|hierarchy): not mirrored") \
 	X(DEMANGLER,          "demangler",               "%s") \
 	X(PERFDATA_BAD,       "perfdata_unreadable",     "perf.data unreadable: %s") \
 	X(DWARF_UNWIND,       "dwarf_unwind",            "user callchains come from DWARF unwinding") \
@@ -47,6 +48,7 @@
 	X(KERNEL,             "kernel",                  "kernel image or module") \
 	X(FOREIGN_SCAN,       "foreign_scan",            "scan not issued by perf itself") \
 	X(UNMODELABLE,        "unmodelable",             "%s") \
+	X(GNU_DEBUGDATA,      "gnu_debugdata",           "has a .gnu_debugdata section (MiniDebugInfo): perf 7.x reads its symbols and then .dynsym again") \
 	X(AMBIGUOUS,          "ambiguous_address",       "%s") \
 	X(REPLAY_DIFFERS,     "replay_differs",          "%s") \
 	X(UNKNOWN_TOOL,       "unknown_tool",            "no model for this tool") \

@@ -117,10 +117,39 @@ int perf61_subcommand(int argc, char *const argv[])
 	return global_options(&perf61_argv_rules, argc, argv, &verbose, &bdir);
 }
 
+/* Is @a one of @list (NULL-ended), alone (then it takes the next word) or
+ * as "name=value" (*@with_value set)? */
+static int names_option(const char *const *list, const char *a, int *with_value)
+{
+	for (; list && *list; list++) {
+		size_t n = strlen(*list);
+
+		if (!strncmp(a, *list, n) && (a[n] == '\0' || a[n] == '=')) {
+			*with_value = a[n] == '=';
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* annotate --code-with-type (7.x), or an abbreviation parse-options
+ * accepts: "--co" already names it alone among annotate's options
+ * (--cpu is "--cp"); "--no-" turns it off. 1 on, -1 off, 0 neither. */
+static int code_with_type_opt(const char *a)
+{
+	size_t n = strlen(a);
+
+	if (n >= 4 && n <= 16 && !strncmp(a, "--code-with-type", n))
+		return 1;
+	if (n >= 7 && n <= 19 && !strncmp(a, "--no-code-with-type", n))
+		return -1;
+	return 0;
+}
+
 int sl_perf_parse_argv(const struct sl_argv_rules *rules, int argc, char *const argv[],
 		       struct sl_invocation *out)
 {
-	int i, sub, verbose = 0, no_demangle = 0;
+	int i, sub, verbose = 0, no_demangle = 0, code_type = 0, with_value = 0;
 	const char *name;
 
 	memset(out, 0, sizeof(*out));
@@ -158,6 +187,11 @@ int sl_perf_parse_argv(const struct sl_argv_rules *rules, int argc, char *const 
 		} else if (!strcmp(a, "--symfs")) {
 			if (i + 1 < argc)
 				out->symfs = argv[++i];
+		} else if (names_option(rules->sub_with_arg, a, &with_value)) {
+			if (!with_value)
+				i++;        /* its argument is no option of ours */
+		} else if (rules->code_with_type && out->annotate && code_with_type_opt(a)) {
+			code_type = code_with_type_opt(a);
 		} else if (!strncmp(a, "--kallsyms=", 11)) {    /* issue 11 */
 			out->kallsyms = a + 11;
 		} else if (!strcmp(a, "--kallsyms")) {
@@ -192,6 +226,15 @@ int sl_perf_parse_argv(const struct sl_argv_rules *rules, int argc, char *const 
 		} else if (!strcmp(a, "--")) {
 			break;
 		}
+	}
+	if (code_type > 0)
+		out->flags |= SL_INV_DATA_TYPE;
+	/* 7.x symbol__config_symfs: "DIR,flat" joins DIR and the basename of
+	 * each path, "DIR,hierarchy" is DIR; neither is what symlazy opens */
+	if (rules->symfs_layout && out->symfs && strchr(out->symfs, ',')) {
+		sl_why_set(&out->why, SL_R_SYMFS_LAYOUT, "%s", out->symfs);
+		out->input = NULL;
+		return 0;
 	}
 	/* symbol-elf.c demangle_sym: verbose > 0 -> DMGL_PARAMS | DMGL_ANSI */
 	if (!rules->verbose_demangles)

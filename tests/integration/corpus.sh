@@ -178,6 +178,15 @@ record() {
 		[ -s "$DATA/$_c.data" ]; then
 		return 0
 	fi
+	# stock perf itself crashing while recording (seen once under load: perf
+	# 6.12.118 "assertion failed at util/build-id.c:954", stack smashing) is
+	# not what the corpus tests: record once more, and say so
+	if grep -q 'assertion failed\|stack smashing\|Aborted' "$OUT/$_c.record.log" &&
+		"$PERF" record -q $_f $_o -o "$DATA/$_c.data" -- "$@" >"$OUT/$_c.record2.log" 2>&1 &&
+		[ -s "$DATA/$_c.data" ]; then
+		info "$_c/record: stock perf record crashed ($(head -1 "$OUT/$_c.record.log")); recorded again"
+		return 0
+	fi
 	fail "$_c/record: perf record $_o -- $*"
 	sed -n 1,10p "$OUT/$_c.record.log"
 	return 1
@@ -234,8 +243,8 @@ compare() {
 }
 
 # hot_sym FILE PATTERN: first "[.] name" in a stock perf report matching PATTERN
-hot_sym() {
-	sed -n 's/^ *[0-9.]*%.*\[\.\] //p' "$1" | sed 's/ *$//' | grep -F -- "$2" | head -1
+hot_sym() {   # (perf 7.x reports inline frames as "name (inlined)": not a symbol to annotate)
+	sed -n 's/^ *[0-9.]*%.*\[\.\] //p' "$1" | sed 's/ *$//' | grep -v ' (inlined)$' | grep -F -- "$2" | head -1
 }
 
 # stats CASE EXPECT MAIN...: see tests/corpus/stats_check.py
@@ -253,13 +262,16 @@ stats() {
 budget_honest() {
 	_c=$1 _d=$DATA/$1.data
 	[ -s "$_d" ] && [ -s "$OUT/$_c.script.stock" ] || return 0
+	# --no-inline on both sides: perf 7.x appends inline frames only to
+	# entries with a symbol, so a dropped symbol also drops its inline lines
+	LD_PRELOAD=$FIXT "$PERF" script --no-inline -i "$_d" >"$OUT/$_c.noinl.stock" 2>/dev/null
 	for _b in 200 600 2K; do
 		LD_PRELOAD=$SO:$FIXT SYMLAZY_MAX_BYTES=$_b SYMLAZY_CACHE_DIR=$B/cache/$_c-b$_b \
-			"$PERF" script -i "$_d" >"$OUT/$_c.b$_b.shim" 2>"$OUT/$_c.b$_b.err"
-		_bad=$(diff "$OUT/$_c.script.stock" "$OUT/$_c.b$_b.shim" | grep '^>' | grep -vc 'unknown')
+			"$PERF" script --no-inline -i "$_d" >"$OUT/$_c.b$_b.shim" 2>"$OUT/$_c.b$_b.err"
+		_bad=$(diff "$OUT/$_c.noinl.stock" "$OUT/$_c.b$_b.shim" | grep '^>' | grep -vc 'unknown')
 		_nl=$(wc -l <"$OUT/$_c.b$_b.shim")
-		if [ "$_nl" -eq "$(wc -l <"$OUT/$_c.script.stock")" ] && [ "$_bad" = 0 ]; then
-			pass "$_c/budget-$_b: every line stock's or unknown ($(diff "$OUT/$_c.script.stock" "$OUT/$_c.b$_b.shim" | grep -c '^>') unknown)"
+		if [ -s "$OUT/$_c.noinl.stock" ] && [ "$_nl" -eq "$(wc -l <"$OUT/$_c.noinl.stock")" ] && [ "$_bad" = 0 ]; then
+			pass "$_c/budget-$_b: every line stock's or unknown ($(diff "$OUT/$_c.noinl.stock" "$OUT/$_c.b$_b.shim" | grep -c '^>') unknown)"
 		else
 			fail "$_c/budget-$_b: $_bad lines with a name stock does not print there ($_nl lines)"
 			diff "$OUT/$_c.script.stock" "$OUT/$_c.b$_b.shim" | grep '^>' | grep -v unknown | head -4

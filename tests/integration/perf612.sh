@@ -286,7 +286,7 @@ if part version && [ -s "$T/pie.data" ]; then
 	LD_PRELOAD=$SO SYMLAZY_LAZY=on SYMLAZY_STATS=$T/v2.json "$T/bin/perf" script -F ip,sym,symoff,dso \
 		-i "$D" >"$T/out/v2.shim" 2>/dev/null
 	if grep -q '"lazy":"on"' "$T/v2.json" && cmp -s "$T/out/v2.shim" "$T/out/plt/pie-script.stock"; then
-		pass "version/lazy-on-override (SYMLAZY_LAZY=on: 6.12's rules, output identical)"
+		pass "version/lazy-on-override (SYMLAZY_LAZY=on: the newest model's rules, output identical)"
 	else
 		fail "version/lazy-on-override"
 	fi

@@ -78,6 +78,9 @@ cmp72() {
 		# perf report's random "# (Tip: ...)" line: stock differs from itself there
 		pass "$_n ($(wc -l <"$W/out/$_n.stock") lines identical but the random Tip line; $(lazy_of "$W/out/$_n.json"))"
 		return 0
+	elif ! grep -q '"lazy":"on"' "$W/out/$_n.json" 2>/dev/null; then
+		# perf 7.2 gets lazy mode without SYMLAZY_LAZY (core/model/perf72.c)
+		fail "$_n: lazy mode did not run: $(lazy_of "$W/out/$_n.json")"
 	elif cmp -s "$W/out/$_n.stock" "$W/out/$_n.shim"; then
 		pass "$_n ($(wc -l <"$W/out/$_n.stock") lines identical; $(lazy_of "$W/out/$_n.json"))"
 		return 0
@@ -105,7 +108,7 @@ else:
     print("lazy %s: %s" % (d.get("lazy"), d.get("lazy_reason")))
 PY
 }
-want() { case " ${PERF72_CASES:-cxx cxxdw rustc node system} " in *" $1 "*) return 0 ;; esac; return 1; }
+want() { case " ${PERF72_CASES:-cxx cxxdw rustc node system debuginfod gnu_debugdata corpus} " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # the programs, built in the root by its own compilers
 cp "$ROOT/tests/corpus/cxx.cpp" "$ROOT/tests/corpus/corpus.h" "$W/"
@@ -168,6 +171,138 @@ if want system; then
 /work/cxx 2 >/dev/null & node /work/loop.js >/dev/null & rustc -O -o /work/hello2 /work/hello.rs & wait
 SH
 	rec system -a -g -- sh /work/sys.sh && suite system cxx
+fi
+
+# ---- debuginfod: symbols of a stripped binary from a local debuginfod ------------
+# perf 7.2 fetches a debug file by build-id at record time (--debuginfod:
+# util/build-id.c build_id_cache__find_debug -> debuginfod_find_debuginfo into
+# $DEBUGINFOD_CACHE_PATH, then into ~/.debug), and perf script reads its
+# .symtab from there; libdw's inline lookups may fetch too (DEBUGINFOD_URLS).
+# The server is elfutils' `debuginfod -F DIR` on 127.0.0.1 (the root shares
+# the host's network), serving only the debug file.
+if want debuginfod; then
+	if ! command -v debuginfod >/dev/null 2>&1; then
+		skip "debuginfod: no debuginfod server here (Debian package debuginfod)"
+	elif ! inr sh -c 'g++ -O2 -g -fno-omit-frame-pointer -Wl,--build-id -o /work/stripped /work/cxx.cpp &&
+			objcopy --only-keep-debug /work/stripped /work/stripped.debug &&
+			strip --strip-all /work/stripped' >"$T/dbg.log" 2>&1; then
+		fail "debuginfod/build: $(head -2 "$T/dbg.log")"
+	else
+		mkdir -p "$W/dbgsrv" "$W/home" "$W/dcache"
+		mv "$W/stripped.debug" "$W/dbgsrv/"
+		port=$((18000 + $$ % 1000))
+		debuginfod -F "$W/dbgsrv" -p $port -d "$T/debuginfod.sqlite" -t0 -g0 >"$T/debuginfod.log" 2>&1 &
+		dpid=$!
+		sbid=$(readelf -n "$W/stripped" | sed -n 's/.*Build ID: *//p' | head -1)
+		n=0
+		until curl -sf -o /dev/null "http://127.0.0.1:$port/buildid/$sbid/debuginfo" || [ $n -ge 40 ]; do
+			sleep 0.5; n=$((n + 1))
+		done
+		DENV="HOME=/work/home DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=/work/dcache"
+		if [ $n -ge 40 ]; then
+			fail "debuginfod/server: not serving $sbid after 20 s: $(tail -2 "$T/debuginfod.log")"
+		elif inr env $DENV perf record -q --debuginfod=http://127.0.0.1:$port -g -o /work/debuginfod.data \
+			-- /work/stripped 1 >"$T/debuginfod.rec.log" 2>&1 && [ -s "$W/debuginfod.data" ]; then
+			fetched=$(find "$W/dcache" -name debuginfo -type f | wc -l)
+			mkdir -p "$W/out/debuginfod"
+			for args in "script" "script --no-inline" "report --stdio"; do
+				n=debuginfod/$(echo "$args" | tr ' ' '-' | sed 's/--*/-/g')
+				inr env $DENV perf $args -i /work/debuginfod.data >"$W/out/$n.stock" 2>"$W/out/$n.stock.err"
+				inr env $DENV LD_PRELOAD=/symlazy/libsymlazy.so SYMLAZY_STATS=/work/out/$n.json \
+					SYMLAZY_CACHE_DIR=/work/cache perf $args -i /work/debuginfod.data \
+					>"$W/out/$n.shim" 2>"$W/out/$n.shim.err"
+				grep -v '^# (Tip: ' "$W/out/$n.stock" >"$W/out/$n.a"; grep -v '^# (Tip: ' "$W/out/$n.shim" >"$W/out/$n.b"
+				named=$(grep -c 'corpus::' "$W/out/$n.stock")
+				if [ "$named" -gt 0 ] && cmp -s "$W/out/$n.a" "$W/out/$n.b"; then
+					pass "$n ($named lines named from the fetched debug file, $fetched fetched into \$DEBUGINFOD_CACHE_PATH; identical; $(lazy_of "$W/out/$n.json"))"
+				else
+					fail "$n: named=$named, fetched=$fetched; $(diff "$W/out/$n.a" "$W/out/$n.b" | head -3)"
+				fi
+			done
+			if grep -q '"mode":"lazy"' "$W/out/debuginfod/script.json" 2>/dev/null &&
+				grep -q "$sbid" "$W/out/debuginfod/script.json"; then
+				pass "debuginfod/lazy (the fetched debug file's symbols were shown lazily)"
+			else
+				info "debuginfod/lazy: the fetched debug file was not lazy: $(lazy_of "$W/out/debuginfod/script.json")"
+			fi
+		else
+			fail "debuginfod/record: $(grep -v schedstat "$T/debuginfod.rec.log" | head -2)"
+		fi
+		kill $dpid 2>/dev/null
+		wait $dpid 2>/dev/null
+	fi
+fi
+
+# ---- .gnu_debugdata (MiniDebugInfo): perf 7.2 reads its symbols --------------
+# The binary keeps .dynsym only; its function symbols ride in an xz-compressed
+# ELF in .gnu_debugdata (the Fedora recipe). perf 7.2 decompresses it to a
+# temporary file and scans its .symtab, then the binary's .dynsym again:
+# symlazy shows such a DSO whole (reason gnu_debugdata) and the output
+# must stay identical.
+if want gnu_debugdata; then
+	mkdir -p "$W/out/gnu_debugdata"
+	if inr sh -c 'set -e; cd /work; g++ -O2 -g -fno-omit-frame-pointer -o mini cxx.cpp
+		nm -D mini --format=posix --defined-only | awk "{print \$1}" | sort >dyn.syms
+		nm mini --format=posix --defined-only | awk "\$2 ~ /^[TtDd]\$/ {print \$1}" | sort >func.syms
+		comm -13 dyn.syms func.syms >keep.syms
+		objcopy --only-keep-debug mini mini.dbg
+		objcopy -S --remove-section .gdb_index --remove-section .comment --keep-symbols=keep.syms mini.dbg mini.mdi
+		strip --strip-all mini' >"$T/mdi.log" 2>&1 &&
+		xz -f "$W/mini.mdi" 2>>"$T/mdi.log" &&   # the root has no xz: the host compresses
+		inr objcopy --add-section .gnu_debugdata=/work/mini.mdi.xz /work/mini >>"$T/mdi.log" 2>&1 &&
+		rec gnu_debugdata -g -- /work/mini 1; then
+		cmp72 gnu_debugdata/script script -i /work/gnu_debugdata.data
+		cmp72 gnu_debugdata/report report --stdio -i /work/gnu_debugdata.data
+		if grep -q 'corpus::' "$W/out/gnu_debugdata/script.stock"; then
+			pass "gnu_debugdata/named (perf 7.2 names the stripped binary's functions from .gnu_debugdata)"
+		else
+			info "gnu_debugdata/named: stock perf named nothing from .gnu_debugdata"
+		fi
+		mbid=$(readelf -n "$W/mini" | sed -n 's/.*Build ID: *//p' | head -1)
+		if "$PY" - "$W/out/gnu_debugdata/script.json" "$mbid" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = [x for x in d["dsos"] if x.get("build_id") == sys.argv[2]]
+sys.exit(0 if s and all(x.get("reason_code") == "gnu_debugdata" and x["mode"] != "lazy" for x in s) else 1)
+PY
+		then
+			pass "gnu_debugdata/eager (the MiniDebugInfo binary is shown whole, reason gnu_debugdata; the rest stays lazy)"
+		else
+			fail "gnu_debugdata/eager: the MiniDebugInfo binary $mbid was not shown whole with reason gnu_debugdata"
+		fi
+	else
+		fail "gnu_debugdata/build: $(tail -2 "$T/mdi.log")"
+	fi
+fi
+
+# ---- the corpus (tests/integration/corpus.sh) under perf 7.2 ---------------------
+# corpus.sh runs on the host (compilers, readelf, python3) with PERF set to a
+# wrapper that runs the sid root's perf: the build directory is bound at its
+# own path inside (SYMLAZY_SAME), and the wrapper carries the caller's cwd,
+# HOME, LD_PRELOAD (the shim and fixtime.so, both host-built: glibc's ABI is
+# backward compatible) and SYMLAZY_* into the root.
+if want corpus; then
+	CW=$ROOT/build/perf72-corpus
+	rm -rf "$CW"; mkdir -p "$CW"
+	cat >"$CW/perf" <<WRAP
+#!/bin/sh
+set -- "\$PWD" "\$@"
+vars="HOME=\$HOME"
+[ -n "\${LD_PRELOAD:-}" ] && vars="\$vars LD_PRELOAD=\$LD_PRELOAD"
+for v in \$(env | sed -n 's/^\(SYMLAZY_[A-Z_]*\)=.*/\1/p'); do
+	eval "vars=\"\\\$vars \$v=\\\$\$v\""
+done
+exec env -u LD_PRELOAD SYMLAZY_SAME="$CW $ROOT/build" SYMLAZY_BIND= SYMLAZY_WORK= \
+	sh "$ROOT/scripts/in-root.sh" "$SID" env \$vars sh -c 'cd "\$0" && exec perf "\$@"' "\$@"
+WRAP
+	chmod +x "$CW/perf"
+	CASES=${PERF72_CORPUS_CASES:-"cxx rust threads forkexec overlap abort-dynsym abort-symtab abort-alias plt dwarf"}
+	PERF=$CW/perf CORPUS_DIR=$CW/corpus CORPUS_CASES=$CASES SYMLAZY_SO=$SO \
+		sh "$ROOT/tests/integration/corpus.sh" >"$CW/corpus.log" 2>&1
+	crc=$?
+	sed -n 's/^\(PASS\|FAIL\|SKIP\|INFO\): /\1: perf72\/corpus\//p' "$CW/corpus.log"
+	grep -q '^FAIL' "$CW/corpus.log" && failed=1
+	[ $crc -ne 0 ] && ! grep -q '^FAIL' "$CW/corpus.log" && fail "corpus: exited $crc: $(tail -3 "$CW/corpus.log")"
 fi
 info "total $(($(date +%s) - t0))s"
 exit $failed

@@ -13,7 +13,8 @@
 #     memory); header counts changed by bit rot (outside the checksum; bug
 #     K1 of fuzz/README.md, fixed) checked with the ASan shim
 #  d) perf processes running concurrently on one cache dir (cold and warm)
-#     all print stock's output, and leave no temporary files behind
+#     all print stock's output, and leave no temporary files behind;
+#     perf's version verdict file is used, and rewritten when damaged
 #  e) a read-only cache dir (perf run as `nobody`) still works, in memory
 # Inertness:
 #  f) a setuid-root program run by `nobody` (AT_SECURE) with the shim
@@ -257,11 +258,33 @@ if [ $have_perf = 1 ]; then
 			same "conc$k" && lazy_on "conc$k" || { bad=$((bad + 1)); head -2 "$T/conc$k.err"; }
 		done
 	done
-	left=$(ls -A "$T/c3" | grep -vc '\.idx$')
+	left=$(ls -A "$T/c3" | grep -c '^\.tmp-')    # cache files are *.idx, *.tree, perf-*.model
 	if [ $bad = 0 ] && [ "$left" = 0 ]; then
 		pass "cache-concurrent: 3 rounds of 3 concurrent perf script (2 cold, 1 warm): $runs outputs identical to stock, $(nidx "$T/c3") index files, no temporary files left"
 	else
-		fail "cache-concurrent: $bad of $runs outputs differ or lazy off; $left non-index files left: $(ls -A "$T/c3" | grep -v '\.idx$' | head -3 | tr '\n' ' ')"
+		fail "cache-concurrent: $bad of $runs outputs differ or lazy off; $left temporary files left: $(ls -A "$T/c3" | grep '^\.tmp-' | head -3 | tr '\n' ' ')"
+	fi
+
+	# d2) perf's version verdict kept in the cache dir (SYMLAZY_LAZY=auto)
+	auto() {
+		env LD_PRELOAD="$SO" SYMLAZY_CACHE_DIR="$T/c4" SYMLAZY_STATS="$T/$1.json" \
+			timeout "${SHIM_TIMEOUT:-30}" perf script -i "$T/w.data" >"$T/$1.out" 2>"$T/$1.err"
+	}
+	rm -rf "$T/c4"
+	auto ver1
+	vf=$(ls "$T/c4"/perf-*.model 2>/dev/null | head -1)
+	vm=$(cat "$vf" 2>/dev/null)
+	if [ -n "$vf" ] && [ "${vm#perf-6.1}" != "$vm" ] && same ver1 && lazy_on ver1; then
+		echo '-9.9.9' >"$vf"; auto ver2     # a cached "no model" is believed...
+		printf x >"$vf"; auto ver3          # ...a damaged one is not, and is rewritten
+		if grep -q '"lazy_reason_code":"perf_version"' "$T/ver2.json" && grep -q '9\.9\.9' "$T/ver2.err" &&
+		   same ver2 && lazy_on ver3 && same ver3 && [ "$(cat "$vf")" = "$vm" ]; then
+			pass "cache-version: perf's version verdict is cached ($(basename "$vf"): $vm), a cached 'no model' turns lazy mode off, a damaged file is rescanned and rewritten; outputs identical"
+		else
+			fail "cache-version: cached verdict not used or not repaired (2: $(grep -o '"lazy_reason":"[^"]*"' "$T/ver2.json"), 3: lazy $(lazy_on ver3 && echo on || echo off), file $(cat "$vf"))"
+		fi
+	else
+		fail "cache-version: no verdict file naming perf 6.1/6.12 after a lazy run ($(ls -A "$T/c4" 2>/dev/null | tr '\n' ' '))"
 	fi
 
 	# e) read-only cache dir
@@ -519,5 +542,19 @@ if command -v musl-gcc >/dev/null 2>&1; then
 	fi
 else
 	skip "musl: musl-gcc not available (apt package musl-tools)"
+fi
+# ---- inert where not wanted: perf record, perf top... touch no file ----------
+h=$T/inert-home
+mkdir -p "$h"
+if (cd "$h" && env -u SYMLAZY_CACHE_DIR -u XDG_CACHE_HOME HOME="$h" LD_PRELOAD="$SO" \
+	perf record -q -o "$h/p.data" -- true >/dev/null 2>&1) && [ -s "$h/p.data" ]; then
+	left=$(cd "$h" && find . -mindepth 1 -path ./.debug -prune -o ! -name p.data -print | head -3 | tr '\n' ' ')
+	if [ -z "$left" ]; then
+		pass "inert-record: perf record under the shim writes nothing but its perf.data and perf's own ~/.debug (no cache dir, no verdict file)"
+	else
+		fail "inert-record: perf record under the shim left: $left"
+	fi
+else
+	skip "inert-record: perf record does not work here"
 fi
 exit $failed

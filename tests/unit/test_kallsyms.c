@@ -472,6 +472,35 @@ static void test_zero_and_kcore_pass(void **state)
 	assert_int_equal(r.why.code, SL_R_KS_NO_KMMAP);
 }
 
+/* perf 7.x drops ".L*" and "L0*" names (KS_RULE_DROP_LOCAL_LABELS): the
+ * address inside ".Lcold" is then answered by "hot", whose line must stay;
+ * under 6.1's rules ".Lcold" is a symbol and answers it. */
+static void test_drop_local_labels(void **state)
+{
+	const char *txt = "ffffffff81000000 T _text\nffffffff81000100 T hot\n"
+			  "ffffffff81000180 t .Lcold\nffffffff81000200 T next\n"
+			  "ffffffff81000300 T L0x\nffffffff81000400 T last\n";
+	uint64_t a[2] = { 0xffffffff81000190ull, 0xffffffff81000310ull };
+	struct ks_facts f = { .have_kmmap = 1, .kstart = 0xffffffff81000000ull, .kend = ~0ull,
+			      .kpgoff = 0xffffffff81000000ull, .ref_name = "_text", .addrs = a, .nr_addrs = 2 };
+	struct ks_result r;
+
+	(void)state;
+	assert_int_equal(ks_filter(txt, strlen(txt), &f, 0, &r), 0);
+	assert_int_equal(r.mode, KS_FILTERED);
+	assert_non_null(strstr(r.out, " .Lcold\n"));
+	assert_non_null(strstr(r.out, " L0x\n"));
+	assert_int_equal(r.symbols, 6);
+	ks_free(&r);
+	f.rules = KS_RULE_DROP_LOCAL_LABELS;
+	assert_int_equal(ks_filter(txt, strlen(txt), &f, 0, &r), 0);
+	assert_int_equal(r.mode, KS_FILTERED);
+	assert_int_equal(r.symbols, 4);
+	assert_non_null(strstr(r.out, " hot\n"));
+	assert_non_null(strstr(r.out, " next\n"));
+	ks_free(&r);
+}
+
 static void test_module_name(void **state)
 {
 	char b[64];
@@ -540,6 +569,7 @@ int main(void)
 		cmocka_unit_test(test_parse_records),
 		cmocka_unit_test(test_long_name_passes),
 		cmocka_unit_test(test_zero_and_kcore_pass),
+		cmocka_unit_test(test_drop_local_labels),
 		cmocka_unit_test(test_module_name),
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_random_kernel),

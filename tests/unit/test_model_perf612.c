@@ -51,8 +51,9 @@ static void test_recognition(void **state)
 	{
 		const struct sl_model *const *ms;
 
-		assert_int_equal(sl_models_for_tool(SL_TOOL_PERF, &ms), 2);
-		assert_ptr_equal(ms[0], &sl_model_perf612);    /* newest first: LAZY=on default */
+		assert_int_equal(sl_models_for_tool(SL_TOOL_PERF, &ms), 3);
+		assert_ptr_equal(ms[0], &sl_model_perf72);     /* newest first: LAZY=on default */
+		assert_ptr_equal(ms[1], &sl_model_perf612);
 	}
 }
 
@@ -67,6 +68,65 @@ static void test_version_in_image(void **state)
 	assert_string_equal(v, "6.12.0-55.9.1.el10_0.x86_64");
 	assert_false(sl_perf_version_in_image(IMG("\0" "6.12\0" "2.0.1\0"), v, sizeof(v)));
 	assert_string_equal(v, "");
+}
+
+/* The version verdict kept in a cache dir (core/tool.c): written on the
+ * first call (this test program holds no perf version: "-" and what
+ * sl_perf_version_in_image found), believed on later calls (a planted
+ * "perf-6.12" is taken as it is), rescanned and rewritten when damaged. */
+static void test_version_verdict_cached(void **state)
+{
+	char dir[] = "/tmp/symlazy-verdict.XXXXXX", path[256], buf[64], v[80] = "x";
+	const struct sl_model *any = NULL;
+	FILE *f;
+	int dfd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(dfd >= 0);
+	assert_null(sl_model_for_self_cached(SL_TOOL_PERF, &any, v, sizeof(v), dfd));
+	assert_ptr_equal(any, &sl_model_perf72);   /* the newest model */
+	snprintf(buf, sizeof(buf), "ls %s/perf-*.model >/dev/null 2>&1", dir);
+	assert_int_equal(system(buf), 0);
+	snprintf(path, sizeof(path), "sh -c 'ls %s/perf-*.model'", dir);
+	f = popen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(path, sizeof(path), f));
+	pclose(f);
+	path[strcspn(path, "\n")] = '\0';
+	f = fopen(path, "r");
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	assert_int_equal(buf[0], '-');                  /* no model matched */
+	/* a planted verdict is believed: the executable is not scanned */
+	f = fopen(path, "w");
+	fputs("perf-6.12\n", f);
+	fclose(f);
+	assert_ptr_equal(sl_model_for_self_cached(SL_TOOL_PERF, NULL, v, sizeof(v), dfd), &sl_model_perf612);
+	f = fopen(path, "w");
+	fputs("-6.6.13\n", f);
+	fclose(f);
+	assert_null(sl_model_for_self_cached(SL_TOOL_PERF, NULL, v, sizeof(v), dfd));
+	assert_string_equal(v, "6.6.13");               /* the message's version */
+	/* damaged (an unknown model, no newline): rescanned and rewritten */
+	f = fopen(path, "w");
+	fputs("perf-9.9\n", f);
+	fclose(f);
+	assert_null(sl_model_for_self_cached(SL_TOOL_PERF, NULL, v, sizeof(v), dfd));
+	f = fopen(path, "r");
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	assert_int_equal(buf[0], '-');
+	f = fopen(path, "w");
+	fputs("perf-6.12", f);
+	fclose(f);
+	assert_null(sl_model_for_self_cached(SL_TOOL_PERF, NULL, v, sizeof(v), dfd));
+	/* no cache dir: the plain scan */
+	assert_null(sl_model_for_self_cached(SL_TOOL_PERF, NULL, v, sizeof(v), -1));
+	close(dfd);
+	snprintf(buf, sizeof(buf), "rm -rf %s", dir);
+	assert_int_equal(system(buf), 0);
 }
 
 static void test_argv(void **state)
@@ -251,6 +311,8 @@ static void test_rules_as_data(void **state)
 	assert_ptr_equal(m->sym_kind, o->sym_kind);
 	assert_ptr_equal(m->choose_by_name, o->choose_by_name);
 	assert_string_equal(m->versions, "6.12.x");
+	assert_int_equal(m->fixup.notype_loses, 0);     /* 7.x's rule */
+	assert_int_equal(m->argv_rules->sub_with_arg, NULL);
 	assert_int_equal(sl_model_cost(o, "f", 1, SYMIDX_DEM_NOOPTS), 64 + 2);
 }
 
@@ -499,6 +561,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_recognition),
 		cmocka_unit_test(test_version_in_image),
+		cmocka_unit_test(test_version_verdict_cached),
 		cmocka_unit_test(test_argv),
 		cmocka_unit_test(test_data_type_eager),
 		cmocka_unit_test(test_demangle_cxa),

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "core/models.h"
+#include "index/format.h"
 #include "index/symindex.h"
 
 static const char *asm_src =
@@ -300,6 +301,28 @@ static void test_cache_roundtrip_and_corruption(void **state)
 	close(dfd);
 }
 
+/* The cache files' checksum computed piecewise (as tree_save streams a
+ * file) equals the one-call form, for every cut of the payload. */
+static void test_checksum_piecewise(void **state)
+{
+	unsigned char buf[301];
+	size_t i, a, b;
+
+	(void)state;
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (unsigned char)(i * 131u + 7u);
+	for (a = 0; a <= sizeof(buf); a += 7)
+		for (b = a; b <= sizeof(buf); b += 13) {
+			struct symidx_cks c;
+
+			symidx_cks_init(&c);
+			symidx_cks_update(&c, buf, a);
+			symidx_cks_update(&c, buf + a, b - a);
+			symidx_cks_update(&c, buf + b, sizeof(buf) - b);
+			assert_true(symidx_cks_final(&c) == symindex_checksum(buf, sizeof(buf)));
+		}
+}
+
 static void test_sort(void **state)
 {
 	struct symidx_entry e[1000];
@@ -457,7 +480,16 @@ static void check_replay(const char *path, const char *cachedir)
  * sizes, zero-size labels - exported (.dynsym copies) and calling through
  * the PLT.
  */
+static void make_alias_lib_kinds(const char *sfile, const char *out, unsigned kinds);
+
 static void make_alias_lib(const char *sfile, const char *out)
+{
+	make_alias_lib_kinds(sfile, out, 6);
+}
+
+/* ... with @kinds 7: also sized NOTYPE labels (weak or global) beside the
+ * functions, for perf 7.x's NOTYPE rule of choose_best_symbol. */
+static void make_alias_lib_kinds(const char *sfile, const char *out, unsigned kinds)
 {
 	FILE *f = fopen(sfile, "w");
 	unsigned seed = 4242, i, k;
@@ -470,7 +502,7 @@ static void make_alias_lib(const char *sfile, const char *out)
 
 		fprintf(f, "\t.globl _ZN3C%uC1Ev\n\t.type _ZN3C%uC1Ev,@function\n_ZN3C%uC1Ev:\n", i, i, i);
 		for (k = 0; k < na; k++) {
-			unsigned kind = (unsigned)rand_r(&seed) % 6;
+			unsigned kind = (unsigned)rand_r(&seed) % kinds;
 			const char *bind = rand_r(&seed) % 4 == 0 ? "weak" : "globl";
 
 			switch (kind) {
@@ -484,6 +516,8 @@ static void make_alias_lib(const char *sfile, const char *out)
 			case 3: fprintf(f, "\t.%s _ZN3C%uD2Ev\n\t.type _ZN3C%uD2Ev,@function\n_ZN3C%uD2Ev:\n"
 					"\t.size _ZN3C%uD2Ev,%u\n", bind, i, i, i, i, size + 16 * (k & 1)); break;
 			case 4: fprintf(f, "\t.%s lab%u_%u\nlab%u_%u:\n", bind, i, k, i, k); break;   /* zero-size label */
+			case 6: fprintf(f, "\t.%s nt%u_%u_label\nnt%u_%u_label:\n\t.size nt%u_%u_label,%u\n",
+					bind, i, k, i, k, i, k, size); break;                 /* sized label */
 			default: fprintf(f, "\t.%s x%u_%u_long_name\n\t.type x%u_%u_long_name,@function\n"
 					 "x%u_%u_long_name:\n\t.size x%u_%u_long_name,%u\n",
 					 bind, i, k, i, k, i, k, i, k, size); break;
@@ -544,7 +578,49 @@ static void test_replay_deferred_equals_eager_612(void **state)
 	perf612_demangler_set(NULL);
 }
 
+/* The same under the perf 7.2 model (NOTYPE labels lose before the binding
+ * and name rules), on a library with sized NOTYPE labels among the aliases:
+ * deferred choices must stay within one NOTYPE class. */
+static void test_replay_deferred_equals_eager_72(void **state)
+{
+	static const struct perf612_demangler cxa_only = { .cxa = __cxa_demangle, .what = "__cxa_demangle" };
+	char sfile[128], lib[128], cdir[128];
+
+	(void)state;
+	snprintf(sfile, sizeof(sfile), "%s/alias72.s", dir);
+	snprintf(lib, sizeof(lib), "%s/libalias72.so", dir);
+	snprintf(cdir, sizeof(cdir), "%s/tcache72", dir);
+	mkdir(cdir, 0700);
+	make_alias_lib_kinds(sfile, lib, 7);
+	perf612_demangler_set(&cxa_only);
+	replay_model = &sl_model_perf72;
+	check_replay(lib, cdir);
+	check_replay(sofile, NULL);
+	if (access("/usr/lib/x86_64-linux-gnu/libstdc++.so.6", R_OK) == 0)
+		check_replay("/usr/lib/x86_64-linux-gnu/libstdc++.so.6", cdir);
+	replay_model = &sl_model_perf61;
+	perf612_demangler_set(NULL);
+}
+
 /* A damaged or truncated tree file is ignored and rewritten; answers stay. */
+/* The one *.tree file in @cdir, stat()ed. */
+static int tree_stat(const char *cdir, struct stat *st)
+{
+	char cmd[256], path[512];
+	FILE *p;
+	size_t n;
+
+	snprintf(cmd, sizeof(cmd), "ls %s/*.tree", cdir);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	n = fread(path, 1, sizeof(path) - 1, p);
+	pclose(p);
+	path[n] = '\0';
+	path[strcspn(path, "\n")] = '\0';
+	return stat(path, st);
+}
+
 static void test_tree_cache_corruption(void **state)
 {
 	char lib[128], cdir[128], cmd[512];
@@ -587,6 +663,17 @@ static void test_tree_cache_corruption(void **state)
 		}
 		snprintf(cmd, sizeof(cmd), "test $(ls %s/*.tree | wc -l) -eq 1", cdir);
 		assert_int_equal(system(cmd), 0);       /* (re)written, one file */
+		if (round == 0) {
+			/* the file written (streamed, checksummed as written) is
+			 * the one the next call uses: not replaced */
+			struct stat st0, st1;
+
+			assert_int_equal(tree_stat(cdir, &st0), 0);
+			assert_int_equal(symindex_replay_ids(&idx, &d.src, &d.lay, a, n, r1, s1), 0);
+			assert_int_equal(tree_stat(cdir, &st1), 0);
+			assert_true(st0.st_ino == st1.st_ino && st0.st_mtim.tv_nsec == st1.st_mtim.tv_nsec &&
+				    st0.st_mtim.tv_sec == st1.st_mtim.tv_sec);
+		}
 	}
 	d.src.cache_dirfd = -1;
 	close(dfd);
@@ -605,9 +692,11 @@ int main(void)
 		cmocka_unit_test(test_plt_rel_past_eof),
 		cmocka_unit_test(test_no_answer_keeps_one),
 		cmocka_unit_test(test_cache_roundtrip_and_corruption),
+		cmocka_unit_test(test_checksum_piecewise),
 		cmocka_unit_test(test_sort),
 		cmocka_unit_test(test_replay_deferred_equals_eager),
 		cmocka_unit_test(test_replay_deferred_equals_eager_612),
+		cmocka_unit_test(test_replay_deferred_equals_eager_72),
 		cmocka_unit_test(test_tree_cache_corruption),
 	};
 	return cmocka_run_group_tests_name("symindex", tests, setup, teardown);
