@@ -141,6 +141,10 @@ struct sl_argv_rules {
 	int symfs_layout;           /* --symfs DIR[,flat|hierarchy]: a comma names a
 				     * layout (7.x symbol__config_symfs) */
 	int convert_time;           /* perf data convert --time STR exists (7.x) */
+	int wdiff_argv_intact;      /* perf diff -c wdiff:W1,W2 leaves argv as it is (7.x);
+				     * 6.x's setup_compute_opt_wdiff writes a NUL over
+				     * the ',' in argv, so /proc/self/cmdline shows
+				     * "wdiff:W1" and "W2" as two words */
 };
 
 /* Symbol kinds a model's keep rule returns (before section checks). */

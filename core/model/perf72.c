@@ -76,6 +76,7 @@ static const struct sl_argv_rules perf72_argv_rules = {
 	.code_with_type = 1,
 	.symfs_layout = 1,
 	.convert_time = 1,          /* builtin-data.c: perf data convert --time (7.x) */
+	.wdiff_argv_intact = 1,     /* builtin-diff.c setup_compute_opt_wdiff(const char *) */
 };
 
 int perf72_parse_argv(int argc, char *const argv[], struct sl_invocation *inv)

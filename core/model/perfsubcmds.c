@@ -79,10 +79,20 @@ static int compute_is_cycles(const char *c)
 	return n == 6 && !strncmp(c, "cycles", 6);
 }
 
-/* get_value for option @o: @unset (--no-), @val its value (NULL: none). */
+/*
+ * get_value for option @o: @unset (--no-), @val its value (NULL: none).
+ * perf 6.x's setup_compute_opt_wdiff (builtin-diff.c) writes a NUL over the
+ * ',' of "-c wdiff:W1,W2" in argv itself, before the shim reads
+ * /proc/self/cmdline: there the value is "wdiff:W1" and W2 the next word
+ * (without a ',' perf stops with "wrong weight data"). *@i is moved past
+ * that word.
+ */
 static void po_set(struct po_state *st, const struct sl_argv_rules *rules, const struct po *o, int unset,
-		   const char *val)
+		   const char *val, int argc, int *i)
 {
+	if (o->tag == T_COMPUTE && !unset && !rules->wdiff_argv_intact && !strncmp(val, "wdiff:", 6) &&
+	    !strchr(val, ',') && *i + 1 < argc)
+		++*i;
 	switch (o->tag) {
 	case T_VERBOSE:
 		st->verbose = unset ? 0 : st->verbose + 1;
@@ -182,7 +192,7 @@ is_abbreviated:
 			return 0;   /* "requires a value" */
 		opt = argv[++*i];
 	}
-	po_set(st, rules, hit, unset, opt);
+	po_set(st, rules, hit, unset, opt, argc, i);
 	return 1;
 }
 
@@ -200,7 +210,7 @@ static int short_opts(struct po_state *st, const struct sl_argv_rules *rules, co
 			return 0;
 		a++;
 		if (!o->arg) {
-			po_set(st, rules, o, 0, NULL);
+			po_set(st, rules, o, 0, NULL, argc, i);
 			continue;
 		}
 		if (!*a) {
@@ -208,7 +218,7 @@ static int short_opts(struct po_state *st, const struct sl_argv_rules *rules, co
 				return 0;
 			a = argv[++*i];
 		}
-		po_set(st, rules, o, 0, a);
+		po_set(st, rules, o, 0, a, argc, i);
 		return 1;
 	}
 	return 1;

@@ -88,6 +88,19 @@ static void test_diff_eager(void **state)
 	/* the last -c wins; other methods are lazy */
 	assert_int_equal(P61(&a, "perf", "diff", "-c", "cycles", "-c", "ratio", "a", "b"), 1);
 	assert_int_equal(P61(&a, "perf", "diff", "-c", "wdiff:1,2", "--no-stream", "a", "b"), 1);
+	files(&a, 2, "a", "b", NULL);
+	/* 6.x cuts "wdiff:1,2" in argv at the ',' (what /proc/self/cmdline then
+	 * shows); 7.x leaves it whole */
+	assert_int_equal(P61(&a, "perf", "diff", "-c", "wdiff:1", "2", "a", "b"), 1);
+	files(&a, 2, "a", "b", NULL);
+	assert_int_equal(P612(&a, "perf", "diff", "--compute=wdiff:1", "2", "a", "b"), 1);
+	files(&a, 2, "a", "b", NULL);
+	assert_int_equal(P61(&a, "perf", "diff", "-cwdiff:1", "2", "b"), 1);
+	files(&a, 2, "perf.data.old", "b", NULL);
+	assert_int_equal(P72(&a, "perf", "diff", "-c", "wdiff:1,2", "a", "b"), 1);
+	files(&a, 2, "a", "b", NULL);
+	assert_int_equal(P72(&a, "perf", "diff", "-c", "wdiff:1", "2", "b"), 1);   /* perf: usage */
+	files(&a, 2, "2", "b", NULL);
 	/* "cycles" as a file name is a file */
 	assert_int_equal(P61(&a, "perf", "diff", "-s", "sym", "cycles"), 1);
 	files(&a, 2, "perf.data.old", "cycles", NULL);
