@@ -13,8 +13,25 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "core/models.h"
 #include "core/session.h"
 #include "perfdata/unwind.h"
+#include "core/tool.h"
+
+unsigned sl_inputs_sym_priv(const struct sl_model *m)
+{
+	char **argv = NULL;
+	int argc = 0, sub;
+	unsigned r = 0;
+
+	if (sl_cmdline_read("/proc/self/cmdline", &argc, &argv) < 0)
+		return 0;
+	sub = perf61_subcommand(argc, argv);
+	if (sub >= 0 && !strcmp(argv[sub], "diff"))
+		r = m->annotation_priv;
+	sl_cmdline_free(argv);
+	return r;
+}
 
 void sl_inputs_free(struct sl_session *s)
 {

@@ -122,9 +122,6 @@ static int lazy_target(struct sl_session *s, struct sl_why *why)
 	}
 	s->dem_mode = inv.demangle;
 	s->annotate = inv.annotate;
-	/* symbol__annotation_init: perf diff's symbols carry struct annotation
-	 * (symbol_conf.priv_size); only what they cost changes */
-	s->sym_priv = inv.diff ? s->model->annotation_priv : 0;
 	if (inv.symfs)
 		snprintf(s->symfs, sizeof(s->symfs), "%s", inv.symfs);
 	if (inv.kallsyms)        /* issue 11 */
@@ -179,6 +176,9 @@ static void setup_lazy(struct sl_session *s)
 		 * stores demangled names); perf probe has its own model */
 		if (s->charge != &sl_model_perf61_probe)
 			s->charge = s->model;
+		/* symbol__annotation_init: perf diff's symbols carry struct
+		 * annotation (symbol_conf.priv_size); only what they cost changes */
+		s->sym_priv = sl_inputs_sym_priv(s->model);
 	}
 	if (s->cfg.lazy == LAZY_OFF) {
 		set_lazy_why(s, SL_R_LAZY_OFF, NULL);

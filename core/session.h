@@ -326,5 +326,8 @@ int sl_inputs_take(struct sl_session *s, const struct sl_invocation *inv, struct
  * @err and *@failed (the input that failed) set. */
 int sl_inputs_read(struct sl_session *s, int unwind_mode, char *err, size_t errsz, const char **failed);
 void sl_inputs_free(struct sl_session *s);
+/* What perf adds to every symbol it allocates in this run, lazy or not:
+ * @m's annotation_priv for perf diff (symbol__annotation_init), else 0. */
+unsigned sl_inputs_sym_priv(const struct sl_model *m);
 
 #endif
