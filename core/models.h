@@ -36,6 +36,20 @@ extern const struct sl_model sl_model_other;
 int sl_perf_parse_argv(const struct sl_argv_rules *rules, int argc, char *const argv[],
 		       struct sl_invocation *inv);
 
+/*
+ * sl_perf_parse_subcmd - the argv of `perf diff` and `perf data convert`
+ * (core/model/perfsubcmds.c), argv[@sub] being "diff" or "data", @verbose
+ * what the global options set: 1 with inv->inputs (perf diff: every file,
+ * in data_init's order), or 0 with inv->why. Called by sl_perf_parse_argv.
+ */
+int sl_perf_parse_subcmd(const struct sl_argv_rules *rules, int argc, char *const argv[], int sub,
+			 int verbose, struct sl_invocation *inv);
+/* sl_perf_lazy_subcmd - is argv[@sub] a subcommand lazy mode serves
+ * (script, report, annotate, diff, data ... convert)? A cheap test. */
+int sl_perf_lazy_subcmd(int argc, char *const argv[], int sub);
+/* Does a --sort/--fields value name a data-type key (type, typeoff, typecln)? */
+int sl_perf_names_data_type_key(const char *list);
+
 /* sl_perf_version_in_image - the first "\0<major>.<minor>.<patch>[suffix]\0"
  * literal (major 3..9) of a perf image, copied to @buf; 0 if none. For
  * messages about versions no model mirrors. */

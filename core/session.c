@@ -86,8 +86,8 @@ int sl_session_config(struct sl_session *s, const char *(*get)(const char *name)
 }
 
 /* Is perf's subcommand (after perf 6.1's global options) one lazy mode
- * serves? A cheap test before the model is known; a miss only costs the
- * version verdict's cache. */
+ * serves (core/model/perfsubcmds.c sl_perf_lazy_subcmd)? A cheap test
+ * before the model is known; a miss only costs the version verdict's cache. */
 static int lazy_subcommand(void)
 {
 	char **argv = NULL;
@@ -97,18 +97,16 @@ static int lazy_subcommand(void)
 		return 0;
 	sub = perf61_subcommand(argc, argv);
 	if (sub >= 0)
-		r = !strcmp(argv[sub], "script") || !strcmp(argv[sub], "report") ||
-		    !strcmp(argv[sub], "annotate");
+		r = sl_perf_lazy_subcmd(argc, argv, sub);
 	sl_cmdline_free(argv);
 	return r;
 }
 
-/* Work out whether lazy mode applies and which perf.data to read.
- * Returns 1 with @input set, or 0 with @why set. */
-static int lazy_target(struct sl_session *s, char *input, size_t n, struct sl_why *why)
+/* Work out whether lazy mode applies and which perf.data files to read
+ * (core/inputs.c: s->inputs). Returns 1, or 0 with @why set. */
+static int lazy_target(struct sl_session *s, struct sl_why *why)
 {
 	struct sl_invocation inv;
-	struct stat st;
 	char **argv = NULL;
 	int argc = 0, r;
 
@@ -128,15 +126,7 @@ static int lazy_target(struct sl_session *s, char *input, size_t n, struct sl_wh
 		snprintf(s->symfs, sizeof(s->symfs), "%s", inv.symfs);
 	if (inv.kallsyms)        /* issue 11 */
 		snprintf(s->kallsyms_arg, sizeof(s->kallsyms_arg), "%s", inv.kallsyms);
-	r = 0;
-	if (inv.default_input && fstat(0, &st) == 0 && S_ISFIFO(st.st_mode))
-		sl_why_set(why, SL_R_PIPE_INPUT, NULL);
-	else if (!perfdata_input_ok(inv.input))   /* a file, or a perf record --threads directory */
-		sl_why_set(why, SL_R_NOT_REGULAR, "%s", inv.input);
-	else if ((size_t)snprintf(input, n, "%s", inv.input) >= n)
-		sl_why_set(why, SL_R_NOT_REGULAR, "%s", inv.input);
-	else
-		r = 1;
+	r = sl_inputs_take(s, &inv, why);
 	sl_cmdline_free(argv);
 	return r;
 }
@@ -164,7 +154,8 @@ static int use_addrs_file(struct sl_session *s)
  */
 static void setup_lazy(struct sl_session *s)
 {
-	char input[PATH_MAX], err[256] = "", version[80] = "";
+	char err[256] = "", version[80] = "";
+	const char *input = NULL;
 	const struct sl_model *m = NULL, *any = NULL;
 	struct sl_why why;
 	int r;
@@ -185,6 +176,9 @@ static void setup_lazy(struct sl_session *s)
 		 * stores demangled names); perf probe has its own model */
 		if (s->charge != &sl_model_perf61_probe)
 			s->charge = s->model;
+		/* symbol__annotation_init: perf diff's symbols carry struct
+		 * annotation (symbol_conf.priv_size); only what they cost changes */
+		s->sym_priv = sl_inputs_sym_priv(s->model);
 	}
 	if (s->cfg.lazy == LAZY_OFF) {
 		set_lazy_why(s, SL_R_LAZY_OFF, NULL);
@@ -195,7 +189,7 @@ static void setup_lazy(struct sl_session *s)
 		goto addrs_file;
 	}
 	{
-		if (!lazy_target(s, input, sizeof(input), &why)) {
+		if (!lazy_target(s, &why)) {
 			why_to_totals(s, &why);
 			goto addrs_file;
 		}
@@ -219,10 +213,8 @@ static void setup_lazy(struct sl_session *s)
 	 * recorded paths, and a perf that unwinds with libdw (7.x) follows other
 	 * rules than the replay's, so only the scan is used there (and with
 	 * SYMLAZY_UNWIND=scan) */
-	r = perfdata_read_unwind(input, s->ops,
-				 s->symfs[0] || s->cfg.unwind_scan || s->model->unwinder == SL_UNWIND_LIBDW
-				 ? PD_UNWIND_SCAN : PD_UNWIND_HYBRID,
-				 &s->addrs, err, sizeof(err));
+	r = sl_inputs_read(s, s->symfs[0] || s->cfg.unwind_scan || s->model->unwinder == SL_UNWIND_LIBDW
+			   ? PD_UNWIND_SCAN : PD_UNWIND_HYBRID, err, sizeof(err), &input);
 	if (r < 0) {
 		if (!(r == -ENOTSUP && (s->addrs.flags & PD_F_PIPE)))   /* a saved pipe stream is not an error */
 			sl_warnx("symlazy: cannot pre-read %s (%s); loading all symbols", input,
@@ -571,7 +563,7 @@ static void charge_keep_set(struct sl_session *s, struct sl_dso *d, const struct
 				p = (const char *)str->d_buf + sym.st_name;
 				n = strnlen(p, str->d_size - sym.st_name);
 			}
-			cost += sl_model_cost(m, p, n, s->dem_mode);
+			cost += sl_model_cost(m, p, n, s->dem_mode) + s->sym_priv;
 		}
 	}
 	if (budget_try_charge(&s->budget, cost)) {
@@ -715,7 +707,7 @@ static uint64_t sym_cost(const struct sl_session *s, const struct sl_table *t, c
 
 	if (n && sym->st_name + n < t->strtab->d_size)
 		p = (const char *)t->strtab->d_buf + sym->st_name;
-	return sl_model_cost(t->charge, p, n, s->dem_mode);
+	return sl_model_cost(t->charge, p, n, s->dem_mode) + s->sym_priv;
 }
 
 static void budget_warn(struct sl_session *s, const struct sl_table *t)

@@ -95,6 +95,15 @@ struct sl_session {
 	struct stats_totals totals;
 	/* Added (issue 11): text symbol sources (core/textsess.c) */
 	int text_lazy;                   /* from perf.data: 1 kernel, 2 JIT addresses known */
+	struct sl_why kernel_why;        /* Added (issue 19): set when kallsyms is served whole
+					  * though kernel addresses are known (perf diff
+					  * inputs that record different kernel maps) */
+	unsigned sym_priv;               /* Added (issue 19): heap bytes perf adds to every
+					  * symbol (symbol_conf.priv_size: perf diff's
+					  * symbol__annotation_init), for the budget */
+	char *inputs[SL_INV_MAX_INPUTS]; /* Added (issue 19): the perf.data files the run reads
+					  * (perf diff: several; core/inputs.c) */
+	int nr_inputs;
 	char kallsyms_arg[PATH_MAX];     /* perf's --kallsyms FILE, "" if none */
 	pthread_mutex_t text_lock;
 	struct sl_text_src *texts;
@@ -307,5 +316,18 @@ void sl_table_filter_ctx(struct sl_session *s, struct sl_table *t, struct sl_dso
  */
 int sl_session_bcc_plan(struct sl_session *s, const char *path, const struct sl_bcc_option *opt,
 			const struct sl_model *m, struct sl_bcc_plan *out);
+
+/* core/inputs.c (issue 19): the perf.data files of @inv (perf diff: every
+ * one) into s->inputs, after the checks lazy mode needs (a file or a perf
+ * record --threads directory; no pipe). 1, or 0 with @why set. */
+int sl_inputs_take(struct sl_session *s, const struct sl_invocation *inv, struct sl_why *why);
+/* The pre-pass over every input, into s->addrs (several: perfdata_merge;
+ * different kernel maps set s->kernel_why). 0, or a negative errno with
+ * @err and *@failed (the input that failed) set. */
+int sl_inputs_read(struct sl_session *s, int unwind_mode, char *err, size_t errsz, const char **failed);
+void sl_inputs_free(struct sl_session *s);
+/* What perf adds to every symbol it allocates in this run, lazy or not:
+ * @m's annotation_priv for perf diff (symbol__annotation_init), else 0. */
+unsigned sl_inputs_sym_priv(const struct sl_model *m);
 
 #endif

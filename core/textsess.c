@@ -63,6 +63,10 @@ static void build(struct sl_session *s, struct sl_text_src *src)
 		src->t.filtered = 1;
 		return;
 	}
+	if (src->kind == SL_TEXT_KALLSYMS && s->kernel_why.code != SL_R_NONE) {
+		src->t.why = s->kernel_why;      /* issue 19: perf diff inputs differ */
+		return;
+	}
 	fd = open(src->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		sl_why_set(&src->t.why, SL_R_TEXT_UNREADABLE, "%s (%s)", src->path, strerror(errno));

@@ -38,6 +38,9 @@
 #include <gelf.h>
 #include "util/reason.h"
 
+/* perf diff reads any number of files; lazy mode pre-reads up to this many */
+#define SL_INV_MAX_INPUTS 16
+
 /* What the tool was asked to do (from its argv). */
 struct sl_invocation {
 	const char *input;          /* perf.data path (points into argv), or NULL */
@@ -49,7 +52,13 @@ struct sl_invocation {
 	const char *symfs;          /* --symfs DIR: perf opens DIR + recorded path, or NULL */
 	struct sl_why why;          /* reason when lazy mode does not apply */
 	const char *kallsyms;       /* Added (issue 11): --kallsyms FILE, or NULL */
+	/* Added (issue 19): perf diff and perf data convert --to-json */
+	int diff, convert;          /* the subcommand (convert: `perf data convert`) */
+	const char *inputs[SL_INV_MAX_INPUTS];  /* perf diff: every file it reads, in
+					 * order (inputs[0] == input); others: input */
+	int nr_inputs;
 };
+
 
 #define SL_INV_STDIO     1      /* --stdio given */
 #define SL_INV_NOT_STDIO 2      /* --tui, --gtk or --stdio2 given */
@@ -131,6 +140,11 @@ struct sl_argv_rules {
 				     * profiling too (7.x) */
 	int symfs_layout;           /* --symfs DIR[,flat|hierarchy]: a comma names a
 				     * layout (7.x symbol__config_symfs) */
+	int convert_time;           /* perf data convert --time STR exists (7.x) */
+	int wdiff_argv_intact;      /* perf diff -c wdiff:W1,W2 leaves argv as it is (7.x);
+				     * 6.x's setup_compute_opt_wdiff writes a NUL over
+				     * the ',' in argv, so /proc/self/cmdline shows
+				     * "wdiff:W1" and "W2" as two words */
 };
 
 /* Symbol kinds a model's keep rule returns (before section checks). */
@@ -254,6 +268,9 @@ struct sl_model {
 	enum sl_unwinder unwinder;
 	unsigned kallsyms_rules;
 	int reads_gnu_debugdata;
+	/* Added (issue 19): sizeof(struct annotation), what symbol__annotation_init
+	 * adds to every symbol perf diff allocates (symbol_conf.priv_size) */
+	unsigned annotation_priv;
 	/* libbcc: the keep rule depends on bcc_symbol_option.use_symbol_type */
 	enum sl_sym_kind (*sym_kind_types)(const GElf_Sym *s, uint32_t types);
 };

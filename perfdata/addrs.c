@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "perfdata/htab.h"
 #include "perfdata/kernel.h"
 #include "perfdata/perfdata.h"
 #include "util/util.h"
@@ -58,6 +59,149 @@ const struct pd_dso *perfdata_find_build_id(const struct pd_result *res,
 		if (res->dsos[i].build_id_size == len && !memcmp(res->dsos[i].build_id, id, len))
 			return &res->dsos[i];
 	return NULL;
+}
+
+/* ---- merge (perf diff reads several recordings) -------------------------- */
+
+/* *@a (sorted, unique, *@na) |= @b (@nb): one new array. 0 or -ENOMEM. */
+static int union_addrs(uint64_t **a, size_t *na, size_t *alloc, const uint64_t *b, size_t nb)
+{
+	uint64_t *u;
+	size_t i = 0, j = 0, n = 0;
+
+	if (!nb)
+		return 0;
+	u = malloc((*na + nb) * sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	while (i < *na || j < nb) {
+		uint64_t v = j >= nb || (i < *na && (*a)[i] <= b[j]) ? (*a)[i++] : b[j++];
+
+		if (!n || u[n - 1] != v)
+			u[n++] = v;
+	}
+	free(*a);
+	*a = u;
+	*na = n;
+	*alloc = *na + nb;
+	return 0;
+}
+
+/* The entry of @into that @d (of another recording) names the same file as:
+ * same build-id; without one, the same path (*@same_file: and the same
+ * device and inode, both known). */
+static struct pd_dso *same_dso(struct pd_dso *list, size_t n, const struct pd_dso *d, int *same_file)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct pd_dso *p = &list[i];
+
+		if (d->build_id_size) {
+			if (p->build_id_size == d->build_id_size &&
+			    !memcmp(p->build_id, d->build_id, d->build_id_size)) {
+				*same_file = 1;
+				return p;
+			}
+			continue;
+		}
+		if (p->build_id_size || !p->path || !d->path || strcmp(p->path, d->path))
+			continue;
+		*same_file = p->have_ino && d->have_ino && p->ino == d->ino && p->maj == d->maj && p->min == d->min;
+		return p;
+	}
+	return NULL;
+}
+
+/* Move @from's DSOs into *@list (@from's entries are emptied). */
+static int merge_dsos(struct pd_dso **list, size_t *n, struct pd_dso *from, size_t nfrom)
+{
+	size_t i, alloc = *n;
+
+	for (i = 0; i < nfrom; i++) {
+		struct pd_dso *d = &from[i], *p;
+		int same = 0;
+
+		p = same_dso(*list, *n, d, &same);
+		if (p) {
+			if (union_addrs(&p->addrs, &p->nr_addrs, &p->alloc_addrs, d->addrs, d->nr_addrs) < 0)
+				return -ENOMEM;
+			p->unsure |= d->unsure;
+			if (!same)          /* one path, two files or an unknown one: no identity */
+				p->have_ino = 0;
+			continue;
+		}
+		if (pd_grow((void **)list, &alloc, *n + 1, sizeof(**list)) < 0)
+			return -ENOMEM;
+		(*list)[(*n)++] = *d;
+		memset(d, 0, sizeof(*d));
+	}
+	return 0;
+}
+
+/* Do @a and @b say the same of the kernel maps (what ks_filter reads)? */
+static int same_kernel(const struct pd_kernel *a, const struct pd_kernel *b)
+{
+	size_t i;
+
+	if (a->have_kmmap != b->have_kmmap || a->kstart != b->kstart || a->kend != b->kend ||
+	    a->kpgoff != b->kpgoff || strcmp(a->ref_name, b->ref_name) || a->nr_mods != b->nr_mods ||
+	    a->nr_extra != b->nr_extra)
+		return 0;
+	for (i = 0; i < a->nr_mods; i++)
+		if (strcmp(a->mods[i].name, b->mods[i].name) || a->mods[i].start != b->mods[i].start ||
+		    a->mods[i].end != b->mods[i].end)
+			return 0;
+	for (i = 0; i < a->nr_extra; i++)
+		if (a->extra[i].start != b->extra[i].start || a->extra[i].end != b->extra[i].end ||
+		    a->extra[i].pgoff != b->extra[i].pgoff)
+			return 0;
+	return 1;
+}
+
+int perfdata_merge(struct pd_result *into, struct pd_result *from, int *kernel_differs)
+{
+	struct pd_kernel *k = &into->kern, *f = &from->kern;
+	unsigned none;
+	int r;
+
+	if ((r = merge_dsos(&into->dsos, &into->nr_dsos, from->dsos, from->nr_dsos)) < 0 ||
+	    (r = merge_dsos(&into->jit, &into->nr_jit, from->jit, from->nr_jit)) < 0)
+		return r;
+	/* a recording without kernel map or addresses says nothing of the kernel */
+	if (!f->have_kmmap && !f->nr_addrs) {
+		/* nothing to add */
+	} else if (!k->have_kmmap && !k->nr_addrs) {
+		uint64_t guest = k->nr_guest;
+
+		pd_kernel_free(k);
+		*k = *f;
+		k->nr_guest += guest;
+		memset(f, 0, sizeof(*f));
+	} else {
+		if (!same_kernel(k, f))
+			*kernel_differs = 1;
+		if (union_addrs(&k->addrs, &k->nr_addrs, &k->alloc_addrs, f->addrs, f->nr_addrs) < 0)
+			return -ENOMEM;
+		k->nr_guest += f->nr_guest;
+	}
+	none = into->flags & from->flags & PD_F_NO_SAMPLES;
+	into->flags = ((into->flags | from->flags) & ~(unsigned)PD_F_NO_SAMPLES) | none;
+	into->nr_records += from->nr_records;
+	into->nr_samples += from->nr_samples;
+	into->nr_unknown_records += from->nr_unknown_records;
+	into->nr_user_ips += from->nr_user_ips;
+	into->nr_skipped_samples += from->nr_skipped_samples;
+	into->data_bytes += from->data_bytes;
+	into->decompressed_bytes += from->decompressed_bytes;
+	into->unwind.samples += from->unwind.samples;
+	into->unwind.unsure_samples += from->unwind.unsure_samples;
+	into->unwind.stack_bytes += from->unwind.stack_bytes;
+	into->unwind.windows += from->unwind.windows;
+	into->unwind.candidates += from->unwind.candidates;
+	into->unwind.scanned_samples += from->unwind.scanned_samples;
+	perfdata_free(from);
+	return 0;
 }
 
 /* Buffered writer on a raw fd. */

@@ -174,6 +174,21 @@ int perfdata_input_ok(const char *path);
 /* Free everything perfdata_read allocated. Safe on a zeroed struct. */
 void perfdata_free(struct pd_result *res);
 
+/*
+ * perfdata_merge - add @from (another recording's result) to @into, as perf
+ * diff reads several recordings (issue 19): per DSO the union of both
+ * address sets - DSOs with one build-id are one entry; without a build-id,
+ * entries of one path are one entry whose file identity (have_ino) stays
+ * only if both recorded the same device and inode -, likewise JIT DSOs by
+ * path, kernel addresses united, flags OR'ed (PD_F_NO_SAMPLES only if both),
+ * counters summed. A recording without kernel map and kernel addresses says
+ * nothing of the kernel; if both have one and differ in what kallsyms
+ * filtering reads (kernel map, modules, extra maps), *@kernel_differs is set
+ * (the caller then serves kallsyms whole). @from is freed (empty) on
+ * return. Returns 0 or -ENOMEM (then both must be freed by the caller).
+ */
+int perfdata_merge(struct pd_result *into, struct pd_result *from, int *kernel_differs);
+
 /* Added (issue 11): the JIT DSO of @path ("/tmp/perf-PID.map"), or NULL. */
 const struct pd_dso *perfdata_find_jit(const struct pd_result *res, const char *path);
 

@@ -21,7 +21,7 @@
 	X(NONE,               "none",                    "") \
 	X(LAZY_OFF,           "lazy_off",                "SYMLAZY_LAZY=off") \
 	X(NOT_PERF,           "not_perf",                "not perf") \
-	X(NOT_SUBCMD,         "not_subcommand",          "not perf script/report/annotate") \
+	X(NOT_SUBCMD,         "not_subcommand",          "not perf script/report/annotate/diff/data convert") \
 	X(NO_CMDLINE,         "no_cmdline",              "cannot read /proc/self/cmdline") \
 	X(EMPTY_CMDLINE,      "empty_cmdline",           "empty command line") \
 	X(GROUPED_OPT,        "grouped_option",          "cannot parse grouped option %s") \
@@ -71,7 +71,13 @@
 	X(TEXT_PERFDATA,      "text_no_perfdata",        "kernel/JIT addresses unknown (lazy mode off)") \
 	X(LISTER,             "lister",                  "%s prints every symbol: SYMLAZY_ADDRS would change its output") \
 	X(ADDRS_OUTSIDE,      "addrs_outside_dso",       "no listed address is a file offset inside %s (virtual addresses?)") \
-	X(BCC_SCAN,           "bcc_scan",                "%s")
+	X(BCC_SCAN,           "bcc_scan",                "%s") \
+	X(BAD_OPTION,         "bad_option",              "perf stops with usage at %s") \
+	X(DIFF_CYCLES,        "diff_cycles",             "perf diff -c cycles/--cycles-hist annotates basic blocks of each symbol: not mirrored") \
+	X(DIFF_STREAM,        "diff_stream",             "perf diff --stream keys branch callchains by source line: not mirrored") \
+	X(CONVERT_CTF,        "convert_ctf",             "perf data convert --to-ctf: not mirrored") \
+	X(TOO_MANY_INPUTS,    "too_many_inputs",         "perf diff of %s files (lazy mode pre-reads up to 16)") \
+	X(KS_INPUTS_DIFFER,   "kallsyms_inputs_differ",  "the perf.data files (perf diff) record different kernel maps")
 
 enum sl_reason {
 #define SL_R_ENUM(code, name, text) SL_R_##code,

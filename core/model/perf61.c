@@ -92,7 +92,7 @@ const struct sl_argv_rules perf61_argv_rules = {
 
 /* Is @list (a --sort/--fields value) naming a data-type sort key
  * (util/sort.c v6.8+: "type", "typeoff", "typecln")? */
-static int names_data_type_key(const char *list)
+int sl_perf_names_data_type_key(const char *list)
 {
 	const char *p = list;
 
@@ -156,6 +156,8 @@ int sl_perf_parse_argv(const struct sl_argv_rules *rules, int argc, char *const 
 	out->demangle = SYMIDX_DEM_NOOPTS;
 	sub = global_options(rules, argc, argv, &verbose, &out->buildid_dir);
 	name = sub < 0 ? NULL : argv[sub];
+	if (name && (!strcmp(name, "diff") || !strcmp(name, "data")))     /* issue 19 */
+		return sl_perf_parse_subcmd(rules, argc, argv, sub, verbose, out);
 	if (!name || (strcmp(name, "script") && strcmp(name, "report") && strcmp(name, "annotate"))) {
 		sl_why_set(&out->why, SL_R_NOT_SUBCMD, NULL);
 		return 0;
@@ -216,12 +218,12 @@ int sl_perf_parse_argv(const struct sl_argv_rules *rules, int argc, char *const 
 		} else if (rules->data_type_options && out->report &&
 			   (!strcmp(a, "-s") || !strcmp(a, "--sort") || !strcmp(a, "-F") ||
 			    !strcmp(a, "--fields")) && i + 1 < argc) {
-			if (names_data_type_key(argv[++i]))
+			if (sl_perf_names_data_type_key(argv[++i]))
 				out->flags |= SL_INV_DATA_TYPE;
 		} else if (rules->data_type_options && out->report &&
 			   (!strncmp(a, "--sort=", 7) || !strncmp(a, "--fields=", 9) ||
 			    (a[0] == '-' && (a[1] == 's' || a[1] == 'F') && a[2]))) {
-			if (names_data_type_key(a[1] == '-' ? strchr(a, '=') + 1 : a + 2))
+			if (sl_perf_names_data_type_key(a[1] == '-' ? strchr(a, '=') + 1 : a + 2))
 				out->flags |= SL_INV_DATA_TYPE;
 		} else if (!strcmp(a, "--")) {
 			break;
@@ -249,6 +251,8 @@ int sl_perf_parse_argv(const struct sl_argv_rules *rules, int argc, char *const 
 		out->input = NULL;
 		return 0;
 	}
+	out->inputs[0] = out->input;
+	out->nr_inputs = 1;
 	return 1;
 }
 
@@ -471,6 +475,8 @@ const struct sl_model sl_model_perf61 = {
 	.versions = "6.1.x",
 	.demangler = SL_DEMANGLER_LIBIBERTY,
 	.argv_rules = &perf61_argv_rules,
+	.annotation_priv = 128,     /* v6.1 annotate.h struct annotation: a pthread mutex,
+					 * counters, widths and pointers (x86-64) */
 	.fixup = { .last_page = 4096, .dup_marks_ifunc_alias = 0, .abort_annotate_full = 1 },
 	.plt = SL_PLT_V61,
 	.lookup_space = SL_LOOKUP_FILE_OFFSET,

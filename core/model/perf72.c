@@ -75,6 +75,8 @@ static const struct sl_argv_rules perf72_argv_rules = {
 	.sub_with_arg = perf72_sub_with_arg,
 	.code_with_type = 1,
 	.symfs_layout = 1,
+	.convert_time = 1,          /* builtin-data.c: perf data convert --time (7.x) */
+	.wdiff_argv_intact = 1,     /* builtin-diff.c setup_compute_opt_wdiff(const char *) */
 };
 
 int perf72_parse_argv(int argc, char *const argv[], struct sl_invocation *inv)
@@ -716,6 +718,7 @@ const struct sl_model sl_model_perf72 = {
 	.versions = "7.2.x",
 	.demangler = SL_DEMANGLER_PERF_RUST_CXX,
 	.argv_rules = &perf72_argv_rules,
+	.annotation_priv = 16,     /* annotate.h struct annotation: src, branch */
 	.fixup = { .last_page = 4096, .dup_marks_ifunc_alias = 1, .abort_annotate_full = 1,
 		   .notype_loses = 1 },
 	.plt = SL_PLT_V62,

@@ -119,7 +119,7 @@ for c in "grouped -fi fp.data" "missing -i $T/none.data" "notsub record -o x.dat
 	if [ "$n" = lazyoff ]; then env="SYMLAZY_LAZY=off"; else env="SYMLAZY_X=1"; fi
 	if [ "$n" = notsub ]; then
 		env $env "$CLI" doctor -- "$PERF" "$@" >d.out 2>&1
-		want="not perf script/report/annotate"
+		want="not perf script/report/annotate/diff/data convert"
 	elif [ "$n" = missing ]; then     # perf fails before its first libelf call: no stats
 		env $env "$CLI" doctor -- "$PERF" script "$@" >d.out 2>&1
 		want="$T/none.data is not a regular file"

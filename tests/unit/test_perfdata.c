@@ -1628,6 +1628,89 @@ static void test_addrs_read(void **state)
 	assert_int_equal(addrs_read("/nonexistent/addrs", &r, err, sizeof(err)), -ENOENT);
 }
 
+/* issue 19: perf diff's union of two recordings (perfdata_merge) */
+static struct pd_dso mk_dso(const char *path, unsigned char bid, uint64_t ino, int n, ...)
+{
+	struct pd_dso d;
+	va_list ap;
+
+	memset(&d, 0, sizeof(d));
+	d.path = strdup(path);
+	if (bid) {
+		d.build_id[0] = bid;
+		d.build_id_size = 20;
+	}
+	d.ino = ino;
+	d.have_ino = ino != 0;
+	d.addrs = calloc((size_t)n + 1, sizeof(uint64_t));
+	va_start(ap, n);
+	for (int i = 0; i < n; i++)
+		d.addrs[i] = va_arg(ap, uint64_t);
+	va_end(ap);
+	d.nr_addrs = d.alloc_addrs = (size_t)n;
+	return d;
+}
+
+static void test_merge(void **state)
+{
+	struct pd_result a, b;
+	const struct pd_dso *d;
+	unsigned char id[20] = { 7 };
+	int differs = 0;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	a.dsos = calloc(3, sizeof(*a.dsos));
+	a.dsos[0] = mk_dso("/bin/x", 7, 0, 3, (uint64_t)0x10, (uint64_t)0x20, (uint64_t)0x40);
+	a.dsos[1] = mk_dso("/nobid", 0, 5, 1, (uint64_t)0x1);
+	a.dsos[2] = mk_dso("/nobid2", 0, 5, 1, (uint64_t)0x1);
+	a.nr_dsos = 3;
+	a.kern.have_kmmap = 1;
+	a.kern.kstart = 0xffffffff81000000ull;
+	a.kern.addrs = calloc(1, 8);
+	a.kern.addrs[0] = 0xffffffff81000010ull;
+	a.kern.nr_addrs = a.kern.alloc_addrs = 1;
+	a.nr_samples = 5;
+	a.flags = PD_F_NO_SAMPLES;
+	b.dsos = calloc(4, sizeof(*b.dsos));
+	b.dsos[0] = mk_dso("/other/path/x", 7, 0, 3, (uint64_t)0x8, (uint64_t)0x20, (uint64_t)0x50);
+	b.dsos[1] = mk_dso("/nobid", 0, 5, 1, (uint64_t)0x2);      /* same file */
+	b.dsos[2] = mk_dso("/nobid2", 0, 6, 1, (uint64_t)0x2);     /* another file at that path */
+	b.dsos[3] = mk_dso("/lib/y", 9, 0, 1, (uint64_t)0x99);
+	b.nr_dsos = 4;
+	b.kern = a.kern;
+	b.kern.addrs = calloc(1, 8);
+	b.kern.addrs[0] = 0xffffffff81000020ull;
+	b.nr_samples = 7;
+	b.flags = PD_F_DWARF_UNWIND;
+	assert_int_equal(perfdata_merge(&a, &b, &differs), 0);
+	assert_int_equal(differs, 0);
+	assert_int_equal(a.nr_dsos, 4);
+	d = perfdata_find_build_id(&a, id, 20);
+	assert_non_null(d);
+	assert_int_equal(d->nr_addrs, 5);           /* 8 10 20 40 50 */
+	assert_int_equal(d->addrs[0], 0x8);
+	assert_int_equal(d->addrs[2], 0x20);
+	assert_int_equal(d->addrs[4], 0x50);
+	assert_int_equal(a.dsos[1].nr_addrs, 2);
+	assert_int_equal(a.dsos[1].have_ino, 1);
+	assert_int_equal(a.dsos[2].nr_addrs, 2);    /* one entry: 0x1, 0x2 ... */
+	assert_int_equal(a.dsos[2].have_ino, 0);    /* ... but no identity left */
+	assert_string_equal(a.dsos[3].path, "/lib/y");
+	assert_int_equal(a.kern.nr_addrs, 2);
+	assert_int_equal(a.nr_samples, 12);
+	assert_int_equal(a.flags, PD_F_DWARF_UNWIND);   /* NO_SAMPLES only if both */
+	assert_int_equal(b.nr_dsos, 0);
+	/* another kernel map: flagged */
+	memset(&b, 0, sizeof(b));
+	b.kern.have_kmmap = 1;
+	b.kern.kstart = 0xffffffff82000000ull;
+	assert_int_equal(perfdata_merge(&a, &b, &differs), 0);
+	assert_int_equal(differs, 1);
+	perfdata_free(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1661,6 +1744,7 @@ int main(void)
 		cmocka_unit_test(test_directory),
 		cmocka_unit_test(test_id_index_record),
 		cmocka_unit_test(test_addrs_read),
+		cmocka_unit_test(test_merge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
