@@ -7,11 +7,13 @@
  * blank lines are ignored. Addresses are DSO file offsets (perfdata.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "perfdata/htab.h"
 #include "perfdata/kernel.h"
@@ -306,19 +308,39 @@ static int parse_line(char *s, unsigned char *id, int *idlen, uint64_t *addr)
 int addrs_read(const char *path, struct pd_result *out, char *err, size_t errsz)
 {
 	FILE *f;
+	struct stat st;
 	char *line = NULL;
 	size_t cap = 0, lineno = 0, i, last = SIZE_MAX, alloc_dsos = 0;
+	int fd;
 	ssize_t n;
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (err && errsz)
 		err[0] = '\0';
-	f = fopen(path, "re");
-	if (!f) {
+	/* a regular file of bounded size, opened without blocking on a FIFO:
+	 * /dev/zero, a FIFO nobody writes or a 3 GiB file must not cost more
+	 * than stock (the caller then loads every symbol) */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
 		ret = -errno;
 		if (err && errsz)
 			snprintf(err, errsz, "%s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return ret;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size > PD_ADDRS_MAX_BYTES) {
+		if (err && errsz)
+			snprintf(err, errsz, "%s: %s", path, !S_ISREG(st.st_mode) ? "not a regular file" :
+				 "larger than " PD_ADDRS_MAX_TEXT);
+		close(fd);
+		return -EINVAL;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		ret = -errno;
+		close(fd);
 		return ret;
 	}
 	while ((n = getline(&line, &cap, f)) >= 0) {
@@ -329,6 +351,12 @@ int addrs_read(const char *path, struct pd_result *out, char *err, size_t errsz)
 		struct pd_dso *d;
 
 		lineno++;
+		if (strlen(line) != (size_t)n) {
+			if (err && errsz)
+				snprintf(err, errsz, "%s:%zu: a NUL byte (not a text file)", path, lineno);
+			ret = -EINVAL;
+			goto fail;
+		}
 		while (*s == ' ' || *s == '\t')
 			s++;
 		if (*s == '#' || *s == '\n' || *s == '\r' || *s == '\0')

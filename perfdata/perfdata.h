@@ -213,6 +213,10 @@ int perfdata_write_addrs(const struct pd_result *res, int fd);
  * lines for one build-id may be scattered). Returns 0, -errno from fopen, or
  * -EINVAL with "path:line:" in *@err. On error @out is left empty.
  */
+/* The largest SYMLAZY_ADDRS file read (about 4M addresses); larger ones and
+ * files that are not regular are refused with -EINVAL. */
+#define PD_ADDRS_MAX_BYTES (256ll << 20)
+#define PD_ADDRS_MAX_TEXT "256 MiB"
 int addrs_read(const char *path, struct pd_result *out, char *err, size_t errsz);
 
 #endif

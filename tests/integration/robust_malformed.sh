@@ -403,4 +403,26 @@ if cc -O1 -o "$T/mapped" "$T/mapped.c" -lelf 2>"$T/cc.err"; then
 else
 	skip "truncated-while-mapped: cannot compile against libelf: $(head -1 "$T/cc.err")"
 fi
+# ---- SYMLAZY_ADDRS that is not a small text file: one line, stock behaviour -------
+# (found by a review: /dev/zero grew without bound, a FIFO blocked, a 3 GiB
+# all-NUL file took 46 s and 3 GiB)
+if command -v eu-addr2line >/dev/null 2>&1; then
+	printf 'int f(void){return 1;}\n' >"$T/af.c"
+	cc -shared -fPIC -o "$T/af.so" "$T/af.c" 2>/dev/null
+	eu-addr2line -f -e "$T/af.so" 0x1100 >"$T/af.stock" 2>&1
+	truncate -s 300M "$T/big.addrs"; truncate -s 4K "$T/nul.addrs"; mkfifo "$T/fifo.addrs"
+	for a in /dev/zero "$T/big.addrs" "$T/nul.addrs" "$T/fifo.addrs"; do
+		timeout 20 env SYMLAZY_ADDRS="$a" LD_PRELOAD="$SO" eu-addr2line -f -e "$T/af.so" 0x1100 \
+			>"$T/af.shim" 2>"$T/af.err"
+		rc=$?
+		n=$(grep -c '^symlazy: cannot use SYMLAZY_ADDRS' "$T/af.err")
+		if [ $rc = 0 ] && [ "$n" = 1 ] && cmp -s "$T/af.stock" "$T/af.shim"; then
+			pass "addrs-not-text $(basename "$a"): one stderr line ($(cut -c1-90 "$T/af.err")), output as stock"
+		else
+			fail "addrs-not-text $(basename "$a"): rc=$rc lines=$n $(head -c 200 "$T/af.err")"
+		fi
+	done
+else
+	skip "addrs-not-text: no eu-addr2line"
+fi
 exit $failed
