@@ -76,6 +76,12 @@ uint64_t sl_cache_key(const struct symidx_src *src)
 	h = sl_fnv1a(h, &v, sizeof(v));
 	h = sl_fnv1a(h, src->build_id, src->build_id_len);
 	h = sl_fnv1a(h, &fk, sizeof(fk));
+	if (!src->build_id_len && src->file_id.valid) {
+		/* no build-id: a file rewritten in place with its size and mtime
+		 * kept (touch -r, clamped mtimes) is told apart by its ctime */
+		h = sl_fnv1a_u64(h, (uint64_t)src->file_id.ctime_sec);
+		h = sl_fnv1a_u64(h, (uint64_t)src->file_id.ctime_nsec);
+	}
 	h = sl_fnv1a(h, src->layout, sizeof(*src->layout));
 	h = sl_fnv1a(h, &src->nsymtab, sizeof(src->nsymtab));
 	h = sl_fnv1a(h, &src->ndynsym, sizeof(src->ndynsym));

@@ -96,6 +96,8 @@ void sl_file_id_from_stat(struct sl_file_id *id, const struct stat *st)
 	id->size = (uint64_t)st->st_size;
 	id->mtime_sec = st->st_mtim.tv_sec;
 	id->mtime_nsec = st->st_mtim.tv_nsec;
+	id->ctime_sec = st->st_ctim.tv_sec;
+	id->ctime_nsec = st->st_ctim.tv_nsec;
 	id->valid = 1;
 }
 

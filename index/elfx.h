@@ -55,8 +55,11 @@ int sl_elf_runtime_layout(const struct elf_ops *ops, Elf *elf, uint64_t fsize,
 struct sl_file_id {
 	uint64_t dev, ino, size;
 	int64_t mtime_sec, mtime_nsec;
-	/* not ctime: linking the file (perf's build-id cache hard-links system
-	 * libraries) changes it, and the cache key would churn */
+	/* not in sl_file_id_key: linking the file (perf's build-id cache
+	 * hard-links system libraries) changes ctime, and the key would churn;
+	 * the symbol index key adds it for files without a build-id
+	 * (index/cache.c sl_cache_key), which perf never links */
+	int64_t ctime_sec, ctime_nsec;
 	int valid;                  /* 0: unknown (no fstat) */
 };
 
