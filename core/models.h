@@ -50,6 +50,11 @@ int sl_perf_lazy_subcmd(int argc, char *const argv[], int sub);
 /* Does a --sort/--fields value name a data-type key (type, typeoff, typecln)? */
 int sl_perf_names_data_type_key(const char *list);
 
+/* sl_perf_image_has_version - does the perf image (@img, @len bytes) hold
+ * the literal @prefix digits "\0", @prefix being "\0" "<major>.<minor>."
+ * (tools/perf/util/version.c PERF_VERSION in .rodata)? 1 if so. */
+int sl_perf_image_has_version(const char *img, size_t len, const char *prefix);
+
 /* sl_perf_version_in_image - the first "\0<major>.<minor>.<patch>[suffix]\0"
  * literal (major 3..9) of a perf image, copied to @buf; 0 if none. For
  * messages about versions no model mirrors. */

@@ -437,33 +437,50 @@ static uint64_t dso_size(const struct sl_dso *d)
 	return d->have_st && d->st.st_size > 0 ? (uint64_t)d->st.st_size : 0;
 }
 
-static int runtime_layout(struct sl_session *s, struct sl_dso *self, const struct pd_dso *dso,
-			  sl_sibling_fn sib, void *ctx, struct symidx_layout *lay)
+/* The recorded file of @dso, if it has @d's build-id: its Elf (end it and
+ * close *@fd), *@size its size (0: unknown); else NULL. */
+static Elf *open_same_build_id(struct sl_session *s, const struct sl_dso *d, const struct pd_dso *dso,
+			       int *fd, uint64_t *size)
 {
 	const struct elf_ops *ops = s->ops;
 	unsigned char bid[20];
 	struct stat st;
 	Elf *elf;
-	int fd, found = 0, r;
+	int r;
+
+	if (!dso || !dso->path || (*fd = open(dso->path, O_RDONLY | O_CLOEXEC)) < 0)
+		return NULL;
+	elf = ops->elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (elf) {
+		r = elf_read_build_id(ops, elf, bid, sizeof(bid));
+		if (r == d->bid_len && !memcmp(bid, d->bid, (size_t)r)) {
+			*size = fstat(*fd, &st) == 0 && st.st_size > 0 ? (uint64_t)st.st_size : 0;
+			return elf;
+		}
+		ops->elf_end(elf);
+	}
+	close(*fd);
+	return NULL;
+}
+
+static int runtime_layout(struct sl_session *s, struct sl_dso *self, const struct pd_dso *dso,
+			  sl_sibling_fn sib, void *ctx, struct symidx_layout *lay)
+{
+	const struct elf_ops *ops = s->ops;
+	uint64_t size;
+	Elf *elf;
+	int fd, found;
 
 	if (sl_elf_runtime_layout(ops, self->elf, dso_size(self), lay))
 		return 1;
 	/* perf's runtime_ss is alive beside the debug file: same build-id */
 	if (sib && sib(ctx, self, lay))
 		return 1;
-	if (!dso || !dso->path)
+	elf = open_same_build_id(s, self, dso, &fd, &size);
+	if (!elf)
 		return 0;
-	fd = open(dso->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	elf = ops->elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf) {
-		r = elf_read_build_id(ops, elf, bid, sizeof(bid));
-		if (r == self->bid_len && !memcmp(bid, self->bid, (size_t)r))
-			found = sl_elf_runtime_layout(ops, elf, fstat(fd, &st) == 0 && st.st_size > 0 ?
-						      (uint64_t)st.st_size : 0, lay);
-		ops->elf_end(elf);
-	}
+	found = sl_elf_runtime_layout(ops, elf, size, lay);
+	ops->elf_end(elf);
 	close(fd);
 	return found;
 }
@@ -475,25 +492,16 @@ static int runtime_layout(struct sl_session *s, struct sl_dso *self, const struc
  * .dynsym: both scans are of that DSO. */
 static int has_gnu_debugdata(struct sl_session *s, const struct sl_dso *d, const struct pd_dso *dso)
 {
-	const struct elf_ops *ops = s->ops;
-	unsigned char bid[20];
+	uint64_t size;
 	Elf *elf;
-	int fd, found = 0, r;
+	int fd, found;
 
-	if (sl_elf_section(ops, d->elf, ".gnu_debugdata", NULL, NULL) == 1)
+	if (sl_elf_section(s->ops, d->elf, ".gnu_debugdata", NULL, NULL) == 1)
 		return 1;
-	if (!dso || !dso->path || d->bid_len <= 0)
+	if (d->bid_len <= 0 || !(elf = open_same_build_id(s, d, dso, &fd, &size)))
 		return 0;
-	fd = open(dso->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	elf = ops->elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf) {
-		r = elf_read_build_id(ops, elf, bid, sizeof(bid));
-		found = r == d->bid_len && !memcmp(bid, d->bid, (size_t)r) &&
-			sl_elf_section(ops, elf, ".gnu_debugdata", NULL, NULL) == 1;
-		ops->elf_end(elf);
-	}
+	found = sl_elf_section(s->ops, elf, ".gnu_debugdata", NULL, NULL) == 1;
+	s->ops->elf_end(elf);
 	close(fd);
 	return found;
 }

@@ -124,34 +124,54 @@ const struct sl_model *sl_model_for_self(enum sl_tool tool, const struct sl_mode
 	return sl_model_for_self_version(tool, any_model, NULL, 0);
 }
 
+/* The model whose version probe matches the executable open at @fd (@st:
+ * its fstat; the fd is closed), and the version literal found when none
+ * does (into @version, @n bytes, may be 0). *@scanned (may be NULL): 1 if
+ * the image could be read, so that a NULL is a verdict. */
+static const struct sl_model *model_of_exe(enum sl_tool tool, int fd, const struct stat *st,
+					   char *version, size_t n, int *scanned)
+{
+	const struct sl_model *m;
+	void *img;
+
+	if (scanned)
+		*scanned = 0;
+	img = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (img == MAP_FAILED)
+		return NULL;
+	if (scanned)
+		*scanned = 1;
+	m = sl_model_for_image(tool, img, (size_t)st->st_size);
+	if (!m && version && n)     /* for the message about an unknown version */
+		sl_perf_version_in_image(img, (size_t)st->st_size, version, n);
+	munmap(img, (size_t)st->st_size);
+	return m;
+}
+
+/* /proc/self/exe open for reading with *@st filled, or -1 */
+static int open_self_exe(struct stat *st)
+{
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0 && (fstat(fd, st) < 0 || st->st_size < 16)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 const struct sl_model *sl_model_for_self_version(enum sl_tool tool, const struct sl_model **any_model,
 						 char *version, size_t n)
 {
-	const struct sl_model *m = NULL;
 	struct stat st;
-	void *img;
 	int fd;
 
 	if (any_model)
 		*any_model = tool == SL_TOOL_PERF ? perf_models[0] : NULL;
-	if (tool != SL_TOOL_PERF)
+	if (tool != SL_TOOL_PERF || (fd = open_self_exe(&st)) < 0)
 		return NULL;
-	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) < 0 || st.st_size < 16) {
-		close(fd);
-		return NULL;
-	}
-	img = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (img == MAP_FAILED)
-		return NULL;
-	m = sl_model_for_image(tool, img, (size_t)st.st_size);
-	if (!m && version && n)     /* for the message about an unknown version */
-		sl_perf_version_in_image(img, (size_t)st.st_size, version, n);
-	munmap(img, (size_t)st.st_size);
-	return m;
+	return model_of_exe(tool, fd, &st, version, n, NULL);
 }
 
 /* ---- the verdict, cached ------------------------------------------------
@@ -240,36 +260,24 @@ const struct sl_model *sl_model_for_self_cached(enum sl_tool tool, const struct 
 	const struct sl_model *m = NULL;
 	char name[64], found[80] = "";
 	struct stat st;
-	void *img;
-	int fd;
+	int fd, scanned;
 
 	if (dirfd < 0 || tool != SL_TOOL_PERF)
 		return sl_model_for_self_version(tool, any_model, version, n);
 	if (any_model)
 		*any_model = perf_models[0];
-	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if ((fd = open_self_exe(&st)) < 0)
 		return NULL;
-	if (fstat(fd, &st) < 0 || st.st_size < 16) {
-		close(fd);
-		return NULL;
-	}
 	snprintf(name, sizeof(name), "perf-%016llx.model", (unsigned long long)verdict_key(tool, &st));
 	if (verdict_read(tool, dirfd, name, &m, version, n)) {
 		close(fd);
 		return m;
 	}
-	img = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (img == MAP_FAILED)
-		return NULL;
-	m = sl_model_for_image(tool, img, (size_t)st.st_size);
-	if (!m)
-		sl_perf_version_in_image(img, (size_t)st.st_size, found, sizeof(found));
-	munmap(img, (size_t)st.st_size);
+	m = model_of_exe(tool, fd, &st, found, sizeof(found), &scanned);
 	if (!m && version && n)
 		snprintf(version, n, "%s", found);
-	verdict_write(dirfd, name, m, found);
+	if (scanned)
+		verdict_write(dirfd, name, m, found);
 	return m;
 }
 

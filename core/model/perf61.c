@@ -263,20 +263,26 @@ int perf61_parse_argv(int argc, char *const argv[], struct sl_invocation *out)
 
 /* The version perf prints ("6.1.187") is a NUL-terminated literal in its
  * image (tools/perf/util/version.c PERF_VERSION, .rodata). */
-int perf61_image_matches(const char *img, size_t len)
+int sl_perf_image_has_version(const char *img, size_t len, const char *prefix)
 {
+	size_t n = strlen(prefix + 1) + 1;      /* prefix starts with its NUL */
 	const char *p = img, *end = img + len;
 
-	while (p < end && (p = memmem(p, (size_t)(end - p), "\0" "6.1.", 5)) != NULL) {
-		const char *q = p + 5;
+	while (p < end && (p = memmem(p, (size_t)(end - p), prefix, n)) != NULL) {
+		const char *q = p + n;
 
 		while (q < end && *q >= '0' && *q <= '9')
 			q++;
-		if (q > p + 5 && q < end && *q == '\0')
+		if (q > p + n && q < end && *q == '\0')
 			return 1;
 		p++;
 	}
 	return 0;
+}
+
+int perf61_image_matches(const char *img, size_t len)
+{
+	return sl_perf_image_has_version(img, len, "\0" "6.1.");
 }
 
 int sl_perf_version_in_image(const char *img, size_t len, char *buf, size_t n)

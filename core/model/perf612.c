@@ -142,18 +142,7 @@ int perf612_text_output(struct sl_invocation *inv, int out_is_tty)
 
 int perf612_image_matches(const char *img, size_t len)
 {
-	const char *p = img, *end = img + len;
-
-	while (p < end && (p = memmem(p, (size_t)(end - p), "\0" "6.12.", 6)) != NULL) {
-		const char *q = p + 6;
-
-		while (q < end && *q >= '0' && *q <= '9')
-			q++;
-		if (q > p + 6 && q < end && *q == '\0')
-			return 1;
-		p++;
-	}
-	return 0;
+	return sl_perf_image_has_version(img, len, "\0" "6.12.");
 }
 
 /* ---- the demangler ------------------------------------------------------ */

@@ -91,20 +91,7 @@ int perf72_text_output(struct sl_invocation *inv, int out_is_tty)
 
 int perf72_image_matches(const char *img, size_t len)
 {
-	static const char lit[] = "\0" "7.2.";
-	const size_t n = sizeof(lit) - 1;
-	const char *p = img, *end = img + len;
-
-	while (p < end && (p = memmem(p, (size_t)(end - p), lit, n)) != NULL) {
-		const char *q = p + n;
-
-		while (q < end && *q >= '0' && *q <= '9')
-			q++;
-		if (q > p + n && q < end && *q == '\0')
-			return 1;
-		p++;
-	}
-	return 0;
+	return sl_perf_image_has_version(img, len, "\0" "7.2.");
 }
 
 /* ---- Rust names (dso__demangle_sym's first step) -------------------------- */
