@@ -178,14 +178,24 @@ record() {
 		[ -s "$DATA/$_c.data" ]; then
 		return 0
 	fi
-	# stock perf itself crashing while recording (seen once under load: perf
-	# 6.12.118 "assertion failed at util/build-id.c:954", stack smashing) is
-	# not what the corpus tests: record once more, and say so
-	if grep -q 'assertion failed\|stack smashing\|Aborted' "$OUT/$_c.record.log" &&
-		"$PERF" record -q $_f $_o -o "$DATA/$_c.data" -- "$@" >"$OUT/$_c.record2.log" 2>&1 &&
-		[ -s "$DATA/$_c.data" ]; then
-		info "$_c/record: stock perf record crashed ($(head -1 "$OUT/$_c.record.log")); recorded again"
-		return 0
+	# stock perf itself crashing while recording (perf 6.12.118 on this
+	# kernel, now and then: "assertion failed at util/build-id.c:954" and
+	# stack smashing, a build-id longer than BUILD_ID_SIZE copied in
+	# build_id__init) is not what the corpus tests: record again, and after
+	# three crashes skip the case (its data removed, so nothing reads it)
+	_try=1
+	while grep -q 'assertion failed\|stack smashing\|Aborted' "$OUT/$_c.record.log" && [ $_try -lt 3 ]; do
+		_try=$((_try + 1))
+		if "$PERF" record -q $_f $_o -o "$DATA/$_c.data" -- "$@" >"$OUT/$_c.record.log" 2>&1 &&
+			[ -s "$DATA/$_c.data" ]; then
+			info "$_c/record: stock perf record crashed; recorded again (try $_try)"
+			return 0
+		fi
+	done
+	if grep -q 'assertion failed\|stack smashing\|Aborted' "$OUT/$_c.record.log"; then
+		rm -f "$DATA/$_c.data"
+		skip "$_c: stock perf record crashed 3 times ($(head -1 "$OUT/$_c.record.log")): perf record $_o -- $*"
+		return 1
 	fi
 	fail "$_c/record: perf record $_o -- $*"
 	sed -n 1,10p "$OUT/$_c.record.log"
