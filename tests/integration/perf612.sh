@@ -79,13 +79,13 @@ export HOME=$T/home
 # rec612 ERRFILE record-args...: perf 6.12 record, again (up to three times)
 # when stock perf itself crashes (6.12.118 on this kernel, now and then:
 # "assertion failed at util/build-id.c:954", stack smashing)
-rec612() {
-	_e=$1
+rec612() {   # (its variables are global in sh: _rec_*, not the callers' _e/_t)
+	_rec_e=$1
 	shift
-	for _t in 1 2 3; do
-		"$PERF612" record "$@" >/dev/null 2>"$_e" && return 0
-		grep -q 'assertion failed\|stack smashing' "$_e" || return 1
-		echo "INFO: perf612/record: stock perf record crashed (try $_t): $(head -1 "$_e")"
+	for _rec_try in 1 2 3; do
+		"$PERF612" record "$@" >/dev/null 2>"$_rec_e" && return 0
+		grep -q 'assertion failed\|stack smashing' "$_rec_e" || return 1
+		echo "INFO: perf612/record: stock perf record crashed (try $_rec_try): $(head -1 "$_rec_e")"
 	done
 	return 1
 }
