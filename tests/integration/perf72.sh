@@ -145,7 +145,9 @@ rec() { # NAME record-args... -- CMD...
 	return 1
 }
 hot() { # report.stock DSO: the first symbol of DSO (any user DSO if DSO is "-") with self samples
-	awk -v d="$2" '$2 != "0.00%" && ($4 == d || (d == "-" && $4 !~ /^\[/)) && $5 == "[.]" {
+	# (not an unresolved "0x..." address, not a "name (inlined)" entry: nothing to annotate)
+	awk -v d="$2" '$2 != "0.00%" && ($4 == d || (d == "-" && $4 !~ /^\[/)) && $5 == "[.]" &&
+		$6 !~ /^0x/ && $0 !~ / \(inlined\)$/ {
 		$1 = $2 = $3 = $4 = $5 = ""; print; exit }' "$1" |
 		sed 's/^ *//; s/ *$//'
 }
