@@ -56,6 +56,10 @@ int cli_getopt(const char *sub, int argc, char **argv, const char *shortopts,
  * e.g. "SYMLAZY_LIB"). Returns 0 if the file exists, -ENOENT otherwise
  * (@buf then holds the last candidate tried).
  */
+/* cli_cache_dirfd - the shim's cache directory (SYMLAZY_CACHE_DIR, or its
+ * default), opened as the shim opens it (index/cache.h sl_cache_dir_open),
+ * or -1 when it is off or unusable (then indexes stay in memory). */
+int cli_cache_dirfd(void);
 int cli_find_lib(char *buf, size_t n, const char **how);
 
 /* cli_path - snprintf into a PATH_MAX buffer; 0, or -ENAMETOOLONG when

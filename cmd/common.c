@@ -8,7 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "core/config.h"
 #include "core/statsjson.h"
+#include "index/cache.h"
 
 void cli_err(const char *sub, const char *fmt, ...)
 {
@@ -256,4 +258,17 @@ void cli_stats_table(FILE *f, const struct sl_stats_doc *d, size_t max_rows, int
 	else
 		fprintf(f, "no budget: charged %llu bytes\n", (unsigned long long)d->charged_bytes);
 	free(rows);
+}
+
+int cli_cache_dirfd(void)
+{
+	struct symlazy_config cfg;
+	struct sl_why why;
+	int fd;
+
+	config_load(&cfg, cli_getenv);
+	if (!cfg.cache_dir[0])
+		return -1;
+	fd = sl_cache_dir_open(cfg.cache_dir, &why);
+	return fd < 0 ? -1 : fd;
 }

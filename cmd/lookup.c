@@ -155,17 +155,8 @@ int cmd_lookup(int argc, char **argv)
 		free(addrs);
 		return CLI_FAIL;
 	}
-	if (!nocache) {
-		struct symlazy_config cfg;
-		struct sl_why why;
-
-		/* the shim's cache: a later lookup or perf run reuses the index */
-		config_load(&cfg, cli_getenv);
-		if (cfg.cache_dir[0])
-			lo.cache_dirfd = sl_cache_dir_open(cfg.cache_dir, &why);
-		if (lo.cache_dirfd < 0)
-			lo.cache_dirfd = -1;
-	}
+	if (!nocache)   /* the shim's cache: a later run reuses the index */
+		lo.cache_dirfd = cli_cache_dirfd();
 	if (sl_lookup_open(file, &lo, &l, err, sizeof(err)) < 0) {
 		cli_err(SUB, "%s", err);
 		goto out;

@@ -168,16 +168,8 @@ int cmd_offsets(int argc, char **argv)
 	} else if (read_names(&names, &n, &buf) < 0) {
 		return CLI_FAIL;
 	}
-	if (!nocache) {
-		struct symlazy_config cfg;
-		struct sl_why why;
-
-		config_load(&cfg, cli_getenv);
-		if (cfg.cache_dir[0])
-			no.cache_dirfd = sl_cache_dir_open(cfg.cache_dir, &why);
-		if (no.cache_dirfd < 0)
-			no.cache_dirfd = -1;
-	}
+	if (!nocache)   /* the shim's cache: a later run reuses the index */
+		no.cache_dirfd = cli_cache_dirfd();
 	if (sl_names_open(file, &no, &idx, err, sizeof(err)) < 0) {
 		cli_err(SUB, "%s", err);
 		goto out;

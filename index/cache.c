@@ -144,21 +144,16 @@ int sl_cache_validate(const void *map, size_t size, uint64_t key, const struct s
 	return k == h->nentries ? 0 : -EINVAL;
 }
 
-int sl_cache_map(const struct symidx_src *src, uint64_t key, void **mapp, size_t *sizep)
+int sl_cache_file_map(int dirfd, const char *name, size_t min, void **mapp, size_t *sizep)
 {
-	char name[128];
 	struct stat st;
 	void *map;
 	int fd;
 
-	if (src->cache_dirfd < 0)
-		return -ENOENT;
-	sl_cache_name(src, key, name, sizeof(name));
-	fd = openat(src->cache_dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(struct symidx_hdr) ||
-	    st.st_uid != geteuid()) {
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)min || st.st_uid != geteuid()) {
 		close(fd);
 		return -EINVAL;
 	}
@@ -166,12 +161,30 @@ int sl_cache_map(const struct symidx_src *src, uint64_t key, void **mapp, size_t
 	close(fd);
 	if (map == MAP_FAILED)
 		return -errno;
-	if (sl_cache_validate(map, (size_t)st.st_size, key, src) < 0) {
-		munmap(map, (size_t)st.st_size);
+	*mapp = map;
+	*sizep = (size_t)st.st_size;
+	return 0;
+}
+
+int sl_cache_map(const struct symidx_src *src, uint64_t key, void **mapp, size_t *sizep)
+{
+	char name[128];
+	size_t size;
+	void *map;
+	int r;
+
+	if (src->cache_dirfd < 0)
+		return -ENOENT;
+	sl_cache_name(src, key, name, sizeof(name));
+	r = sl_cache_file_map(src->cache_dirfd, name, sizeof(struct symidx_hdr), &map, &size);
+	if (r < 0)
+		return r;
+	if (sl_cache_validate(map, size, key, src) < 0) {
+		munmap(map, size);
 		return -EINVAL;
 	}
 	*mapp = map;
-	*sizep = (size_t)st.st_size;
+	*sizep = size;
 	return 0;
 }
 

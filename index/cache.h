@@ -32,6 +32,15 @@ int sl_cache_dir_default(char *buf, size_t n, const char *(*getenv_fn)(const cha
  */
 int sl_cache_dir_open(const char *dir, struct sl_why *why);
 
+/*
+ * sl_cache_file_map - map the cache file @name of @dirfd read-only (shared):
+ * a regular file (no symlink at @name, O_NONBLOCK against FIFOs), owned by
+ * the effective uid, of at least @min bytes. 0 with *@mapp / *@sizep set
+ * (munmap them), or -errno (-EINVAL: not such a file). Validation of the
+ * contents is the caller's.
+ */
+int sl_cache_file_map(int dirfd, const char *name, size_t min, void **mapp, size_t *sizep);
+
 /* sl_cache_key - the key of the index for @src: FNV-1a over the format
  * version, build-id, file identity (when there is no build-id it is the only
  * identity), the runtime layout and the table sizes. */

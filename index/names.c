@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <elf.h>
+#include "index/cache.h"
 #include "index/format.h"
 #include "index/names.h"
 #include "util/util.h"
@@ -196,27 +197,19 @@ static int same_identity(const struct stat *st, uint64_t dev, uint64_t ino, uint
 static int map_cached(int dirfd, const struct stat *st, struct symnames *out)
 {
 	char name[64];
-	struct stat cs, ds;
+	struct stat ds;
 	const struct symnames_hdr *h;
 	void *map;
-	int fd;
+	size_t msize;
+	int r;
 
 	symnames_file_name(symnames_key((uint64_t)st->st_dev, (uint64_t)st->st_ino, (uint64_t)st->st_size,
 					st->st_mtim.tv_sec, st->st_mtim.tv_nsec), name, sizeof(name));
-	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &cs) < 0 || !S_ISREG(cs.st_mode) || cs.st_uid != geteuid() ||
-	    cs.st_size < (off_t)sizeof(struct symnames_hdr)) {
-		close(fd);
-		return -EINVAL;
-	}
-	map = mmap(NULL, (size_t)cs.st_size, PROT_READ, MAP_SHARED, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
-		return -errno;
+	r = sl_cache_file_map(dirfd, name, sizeof(struct symnames_hdr), &map, &msize);
+	if (r < 0)
+		return r;
 	h = map;
-	if (symnames_validate(map, (size_t)cs.st_size) < 0 ||
+	if (symnames_validate(map, msize) < 0 ||
 	    !same_identity(st, h->dev, h->ino, h->size, h->mtime_sec, h->mtime_nsec))
 		goto stale;
 	if (h->flags & SN_F_DEBUG) {
@@ -226,14 +219,14 @@ static int map_cached(int dirfd, const struct stat *st, struct symnames *out)
 		    !same_identity(&ds, h->dbg_dev, h->dbg_ino, h->dbg_size, h->dbg_mtime_sec, h->dbg_mtime_nsec))
 			goto stale;
 	}
-	symnames_attach(out, map, (size_t)cs.st_size);
+	symnames_attach(out, map, msize);
 	out->from_cache = 1;
 	/* validation read every page: drop them from this process's RSS (they
 	 * stay in the page cache); queries touch a few pages each */
-	madvise(map, (size_t)cs.st_size, MADV_DONTNEED);
+	madvise(map, msize, MADV_DONTNEED);
 	return 0;
 stale:
-	munmap(map, (size_t)cs.st_size);
+	munmap(map, msize);
 	return -EINVAL;
 }
 

@@ -106,39 +106,30 @@ static void tree_name(const struct symidx_src *src, uint64_t key, char *buf, siz
 static int tree_open(const struct symidx_src *src, uint64_t key, struct symtree *T)
 {
 	char name[128];
-	struct stat st;
 	const struct symtree_hdr *h;
 	void *map;
-	int fd;
+	size_t size;
+	int r;
 
 	memset(T, 0, sizeof(*T));
 	if (src->cache_dirfd < 0)
 		return -ENOENT;
 	tree_name(src, key, name, sizeof(name));
-	fd = openat(src->cache_dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(*h) ||
-	    st.st_uid != geteuid()) {
-		close(fd);
-		return -EINVAL;
-	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
-		return -errno;
+	r = sl_cache_file_map(src->cache_dirfd, name, sizeof(*h), &map, &size);
+	if (r < 0)
+		return r;
 	h = map;
 	if (memcmp(h->magic, SYMTREE_MAGIC, 8) || h->version != SYMTREE_VERSION || h->hdr_size != sizeof(*h) ||
 	    h->key != key || h->uncertain > 1 || h->root > h->nnodes || (h->uncertain && h->nnodes) ||
-	    (uint64_t)st.st_size != sizeof(*h) + ((uint64_t)h->nnodes + 1) * sizeof(struct symtree_node) +
+	    (uint64_t)size != sizeof(*h) + ((uint64_t)h->nnodes + 1) * sizeof(struct symtree_node) +
 				    (uint64_t)h->npool * sizeof(uint64_t) +
 				    (uint64_t)h->nnames * sizeof(struct symtree_name) ||
-	    symindex_checksum((const char *)map + sizeof(*h), (size_t)st.st_size - sizeof(*h)) != h->checksum) {
-		munmap(map, (size_t)st.st_size);
+	    symindex_checksum((const char *)map + sizeof(*h), size - sizeof(*h)) != h->checksum) {
+		munmap(map, size);
 		return -EINVAL;
 	}
 	T->map = map;
-	T->map_size = (size_t)st.st_size;
+	T->map_size = size;
 	T->h = h;
 	T->n = (const void *)(h + 1);
 	T->pool = (const void *)(T->n + h->nnodes + 1);
