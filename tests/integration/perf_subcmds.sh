@@ -52,13 +52,17 @@ export HOME=$T/home
 # verdict JSON: "lazy=on fixture=lazy(N scans) reason=CODE"
 verdict() {
 	"$PY" - "$1" <<'PY'
-import json, sys
+import json, re, sys
+# the fixture DSOs by their own path component (build/fixture/main or
+# .../libbigshared.so, directly or under ~/.debug): the clone's own path may
+# hold "/main/" (a checkout named main)
+FX = re.compile(r"/fixture/(main|libbigshared\.so)(/|$)")
 try:
     d = json.load(open(sys.argv[1]))
 except Exception as e:
     print("lazy=none stats-unreadable"); sys.exit(0)
 fx = [x["mode"] for x in d["dsos"] if x["table"] == "symtab" and
-      (x["path"].endswith("/main") or "/main/" in x["path"] or "libbigshared" in x["path"])]
+      FX.search(x["path"])]
 ok = "lazy" if fx and all(m == "lazy" for m in fx) else ",".join(fx) or "none"
 print("lazy=%s fixture=%s(%d scans) reason=%s" % (d["lazy"], ok, len(fx), d.get("lazy_reason_code", "-")))
 PY
