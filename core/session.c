@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include "index/cache.h"
 #include "core/models.h"
+#include "core/a2lsess.h"
 #include "core/session.h"
 #include "core/tool.h"
 #include "perfdata/unwind.h"
@@ -172,6 +173,7 @@ static void setup_lazy(struct sl_session *s)
 					     s->cfg.lazy != LAZY_OFF && lazy_subcommand() ?
 					     sl_session_cache_quiet(s) : -1);
 		s->model = m ? m : any ? any : s->model;
+		s->model_matched = m != NULL;
 		/* perf's own scans cost what this version's model says (6.12
 		 * stores demangled names); perf probe has its own model */
 		if (s->charge != &sl_model_perf61_probe)
@@ -291,6 +293,7 @@ void sl_session_setup(struct sl_session *s, const struct elf_ops *ops)
 	}
 	sl_bcc_registry_init(&s->bcc, ops, s->getenv_fn);
 	setup_lazy(s);
+	sl_a2l_prepare(s);      /* issue 20: before perf forks an addr2line */
 }
 
 int sl_session_addrs_inside(struct sl_session *s, const struct pd_dso *dso,
@@ -365,6 +368,7 @@ void sl_session_report(struct sl_session *s)
 	pthread_mutex_lock(&s->text_lock);       /* issue 11 */
 	s->totals.texts = s->text_stats_head;
 	pthread_mutex_unlock(&s->text_lock);
+	s->totals.a2l = s->a2l;
 	s->totals.bcc_answered = atomic_load(&s->bcc_answered);
 	s->totals.bcc_delegated = atomic_load(&s->bcc_delegated);
 	s->totals.bcc_caches = atomic_load(&s->bcc_caches);

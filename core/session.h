@@ -116,6 +116,11 @@ struct sl_session {
 	pthread_mutex_t charged_lock;
 	struct sl_charged *charged;
 	uint8_t *addrs_warned;           /* per SYMLAZY_ADDRS DSO: outside-range warning given */
+	/* Added (issue 20): the model is perf's version (not a fallback), and
+	 * what perf's addr2line children did (core/a2lsess.c: a page shared
+	 * with them, created before the first fork, NULL if none) */
+	int model_matched;
+	struct sl_a2l_shared *a2l;
 };
 
 /*

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include "core/a2lsess.h"
 #include "core/stats.h"
 
 void stats_json_str(FILE *f, const char *s)
@@ -60,6 +61,7 @@ int stats_write_json(FILE *f, const struct stats_totals *t, const struct scan_st
 			(unsigned long long)t->bcc_caches, (unsigned long long)t->bcc_answered,
 			(unsigned long long)t->bcc_delegated, (unsigned long long)t->bcc_built,
 			(unsigned long long)t->bcc_reused);
+	sl_a2l_stats_json(f, t->a2l);
 	fprintf(f, ",\"totals\":{\"scanned\":%llu,\"passed\":%llu,\"dropped\":%llu,\"bytes\":%llu},\"dsos\":[",
 		(unsigned long long)sc, (unsigned long long)pa, (unsigned long long)dr, (unsigned long long)by);
 	for (s = list; s; s = s->next) {

@@ -60,6 +60,8 @@ struct stats_totals {
 	/* libbcc symcache answers (bccsyms.h): from the index, by the real libbcc,
 	 * caches tracked, indexes built and reused */
 	uint64_t bcc_answered, bcc_delegated, bcc_caches, bcc_built, bcc_reused;
+	/* Added (issue 20): what perf's addr2line children did (core/a2lsess.h) */
+	const struct sl_a2l_shared *a2l;
 };
 
 /* stats_write_json - one JSON object (shape: doc/design.md "Stats"). Returns 0 or -errno. */

@@ -120,6 +120,19 @@ enum sl_unwinder {
 				     * can reach: registers and stack words, w and w - 1) */
 };
 
+/* How perf resolves inline frames and source lines when it forks binutils'
+ * addr2line (util/srcline.c addr2line_subprocess_init; tools/lib/subcmd/
+ * run-command.c start_command: fork, dup2 the pipes, execvp). */
+enum sl_a2l_child {
+	SL_A2L_NONE = 0,            /* not mirrored: the child runs as it is */
+	SL_A2L_ARGV_61,             /* v6.1: execvp("addr2line", {"addr2line", "-e", DSO,
+				     * "-i", "-f"}), queries "%016llx\n,\n", one child per
+				     * DSO, started for every DSO */
+	SL_A2L_ARGV_612,            /* v6.12: {"addr2line", "-e", DSO, "-a", "-i", "-f"}
+				     * (argv[0] is --addr2line PATH when given), started only
+				     * for a DSO with .debug_line; a 1 s read timeout */
+};
+
 /* Text sources (kallsyms) rules that differ between versions (textsrc/kallsyms.c). */
 #define SL_KS_DROP_LOCAL_LABELS 1u  /* names ".L*" and "L0*" are dropped like "$*"
 				     * (7.x: symbol.h is_ignored_kernel_symbol) */
@@ -271,6 +284,8 @@ struct sl_model {
 	/* Added (issue 19): sizeof(struct annotation), what symbol__annotation_init
 	 * adds to every symbol perf diff allocates (symbol_conf.priv_size) */
 	unsigned annotation_priv;
+	/* Added (issue 20): the addr2line child perf forks (core/a2lsess.c) */
+	enum sl_a2l_child a2l_child;
 	/* libbcc: the keep rule depends on bcc_symbol_option.use_symbol_type */
 	enum sl_sym_kind (*sym_kind_types)(const GElf_Sym *s, uint32_t types);
 };

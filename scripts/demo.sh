@@ -79,6 +79,36 @@ if [ -x "$RUSTC" ]; then
 		awk -v m="$m" -v a="${a:-0}" -v w="${w:-0}" -v eq="$eq" 'BEGIN { printf "| %s | %.1f | %.2f | %s |\n", m, a / 1024, w / 1000, eq }'
 	done
 	echo "(the whole Rust toolchain is lazy, librustc_driver included: perf aborts its .dynsym pass and lazy mode mirrors that, doc/design.md \"How it works\")"
+
+	echo
+	echo "== 6. inline frames: the same compile recorded with --call-graph dwarf; perf script with inline frames"
+	echo "   (perf's default) and with --no-inline (stock perf 6.1 forks addr2line on librustc_driver and libLLVM:"
+	echo "   this stock run takes a minute or more)"
+	"$PERF" record -q --call-graph dwarf -F 250 -o "$RD/dwarf.data" -- "$RUSTC" -O "$RD/hello.rs" -o "$RD/hello" \
+		>/dev/null 2>&1
+	printf '| mode | perf peak RssAnon MiB | perf + addr2line children Pss_Anon MiB | wall s | output == stock |\n'
+	printf '|---|---:|---:|---:|---|\n'
+	for m in stock lazy stock-noinline lazy-noinline; do
+		case $m in
+		stock*) set -- ;;
+		lazy*) set -- env LD_PRELOAD="$ROOT/build/libsymlazy.so" ;;
+		esac
+		x=
+		case $m in *-noinline) x=--no-inline ;; esac
+		"$ROOT/build/bin/peakrss" -t -o "$RD/i-$m.rss" -- "$@" "$PERF" script $x -i "$RD/dwarf.data" \
+			>"$RD/i-$m.out" 2>/dev/null
+		a=$(sed -n 's/.*peak_rss_anon_kb=\([0-9]*\).*/\1/p' "$RD/i-$m.rss")
+		t=$(sed -n 's/.*peak_tree_pss_anon_kb=\([0-9]*\).*/\1/p' "$RD/i-$m.rss")
+		w=$(sed -n 's/.*wall_ms=\([0-9]*\).*/\1/p' "$RD/i-$m.rss")
+		case $m in
+		stock*) eq="-" ;;
+		*) if cmp -s "$RD/i-stock${m#lazy}.out" "$RD/i-$m.out"; then eq=yes; else eq=no; fi ;;
+		esac
+		awk -v m="$m" -v a="${a:-0}" -v t="${t:-0}" -v w="${w:-0}" -v eq="$eq" \
+			'BEGIN { printf "| %s | %.1f | %.1f | %.2f | %s |\n", m, a / 1024, t / 1024, w / 1000, eq }'
+	done
+	echo "(symlazy answers perf 6.1's addr2line child itself for DSOs without debug information: doc/perf.md"
+	echo " \"Inline frames and source lines\")"
 else
 	echo "(skipped: no rustc)"
 fi

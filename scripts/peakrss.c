@@ -2,7 +2,7 @@
 /*
  * peakrss - run a command and report its peak memory, sampled from /proc.
  *
- *   peakrss [-o FILE] [-i USEC] -- cmd args...
+ *   peakrss [-o FILE] [-i USEC] [-t] -- cmd args...
  *
  * Forks and execs cmd (PATH search), then polls /proc/PID/status every USEC
  * microseconds (default 2000) for RssAnon, RssFile and VmHWM and keeps the
@@ -18,6 +18,14 @@
  * when it could not be executed). The command's stdin/stdout/stderr are
  * inherited unchanged.
  *
+ * -t (the process tree; issue 20: perf's addr2line children) adds
+ *   peak_tree_rss_anon_kb=N peak_tree_pss_anon_kb=N
+ * the largest sum, over the command and its direct children (PPid in
+ * /proc/PID/status), of RssAnon, and of Pss_Anon from /proc/PID/smaps_rollup
+ * (anonymous pages a forked child still shares with its parent are counted
+ * once, in shares, by Pss_Anon, and in full in every process by RssAnon).
+ * With -t the default interval is 20000 us.
+ *
  * Accuracy: RssAnon/RssFile are instantaneous values, so their peaks are
  * samples (a spike shorter than USEC can be missed). VmHWM is the kernel's own
  * high-water mark of total RSS (anon + file + shmem); the last poll before the
@@ -25,6 +33,7 @@
  * ru_maxrss). Only the top process is polled, not its children (perf's
  * addr2line/objdump helpers are not counted, except through ru_maxrss).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -87,6 +96,54 @@ int poll_status(int fd, struct mem_peaks *pk)
 	return 0;
 }
 
+/* the "<key> N kB" value of /proc/PID/<file>, KiB, -1 if unreadable */
+static long proc_kb(long pid, const char *file, const char *key)
+{
+	char path[64], buf[8192];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/%s", pid, file);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return status_field_kb(buf, key);
+}
+
+/* -t: RssAnon and Pss_Anon summed over @pid and its direct children */
+static void poll_tree(long pid, long *rss_peak, long *pss_peak)
+{
+	long rss = proc_kb(pid, "status", "RssAnon:"), pss = proc_kb(pid, "smaps_rollup", "Pss_Anon:");
+	struct dirent *de;
+	DIR *d;
+
+	if (rss < 0)
+		return;
+	if (pss < 0)
+		pss = 0;
+	if ((d = opendir("/proc")) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			long c = strtol(de->d_name, NULL, 10), v;
+
+			if (c <= 0 || c == pid || proc_kb(c, "status", "PPid:") != pid)
+				continue;
+			if ((v = proc_kb(c, "status", "RssAnon:")) > 0)
+				rss += v;
+			if ((v = proc_kb(c, "smaps_rollup", "Pss_Anon:")) > 0)
+				pss += v;
+		}
+		closedir(d);
+	}
+	if (rss > *rss_peak)
+		*rss_peak = rss;
+	if (pss > *pss_peak)
+		*pss_peak = pss;
+}
+
 /* Monotonic clock in milliseconds. */
 static double now_ms(void)
 {
@@ -105,7 +162,7 @@ static void forward(int sig)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: peakrss [-o FILE] [-i USEC] -- cmd args...\n");
+	fprintf(stderr, "usage: peakrss [-o FILE] [-i USEC] [-t] -- cmd args...\n");
 	exit(2);
 }
 
@@ -113,7 +170,8 @@ int main(int argc, char **argv)
 {
 	struct mem_peaks pk = { -1, -1, -1 };
 	const char *outpath = NULL;
-	long interval_us = 2000;
+	long interval_us = 0, tree_rss = -1, tree_pss = -1;
+	int tree = 0;
 	struct rusage ru;
 	struct timespec ts;
 	struct sigaction sa;
@@ -123,13 +181,16 @@ int main(int argc, char **argv)
 	char path[64];
 	FILE *out = stderr;
 
-	while ((opt = getopt(argc, argv, "+o:i:h")) != -1) {
+	while ((opt = getopt(argc, argv, "+o:i:th")) != -1) {
 		switch (opt) {
+		case 't': tree = 1; break;
 		case 'o': outpath = optarg; break;
 		case 'i': interval_us = strtol(optarg, NULL, 10); break;
 		default: usage();
 		}
 	}
+	if (!interval_us)
+		interval_us = tree ? 20000 : 2000;
 	if (optind >= argc || interval_us <= 0)
 		usage();
 	if (outpath && !(out = fopen(outpath, "we"))) {
@@ -163,6 +224,8 @@ int main(int argc, char **argv)
 	for (;;) {
 		if (fd >= 0)
 			poll_status(fd, &pk);
+		if (tree)
+			poll_tree((long)pid, &tree_rss, &tree_pss);
 		w = wait4(pid, &status, WNOHANG, &ru);
 		if (w == pid)
 			break;
@@ -184,11 +247,15 @@ int main(int argc, char **argv)
 		code = 128 + WTERMSIG(status);
 	else
 		code = 255;
-	fprintf(out, "peak_rss_anon_kb=%ld peak_rss_file_kb=%ld vm_hwm_kb=%ld wall_ms=%ld exit=%d cpu_ms=%ld\n",
+	fprintf(out, "peak_rss_anon_kb=%ld peak_rss_file_kb=%ld vm_hwm_kb=%ld wall_ms=%ld exit=%d cpu_ms=%ld",
 		pk.rss_anon_kb < 0 ? 0 : pk.rss_anon_kb, pk.rss_file_kb < 0 ? 0 : pk.rss_file_kb,
 		pk.vm_hwm_kb < 0 ? 0 : pk.vm_hwm_kb, (long)(wall + 0.5), code,
 		(long)((ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000L +
 		       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000));
+	if (tree)
+		fprintf(out, " peak_tree_rss_anon_kb=%ld peak_tree_pss_anon_kb=%ld", tree_rss < 0 ? 0 : tree_rss,
+			tree_pss < 0 ? 0 : tree_pss);
+	fputc('\n', out);
 	if (out != stderr)
 		fclose(out);
 	return code;

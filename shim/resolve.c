@@ -76,6 +76,7 @@ struct shim_real_libc64 real_c64;
 #define C(field, ver) { #field, ver, (void **)&real_c.field }
 static const struct real_fn libc_fns[] = {
 	C(open, "GLIBC_2.2.5"), C(openat, "GLIBC_2.4"), C(fopen, "GLIBC_2.2.5"), C(fdopen, "GLIBC_2.2.5"),
+	C(execvp, "GLIBC_2.2.5"),
 };
 #undef C
 #define C(field, name, ver) { name, ver, (void **)&real_c64.field }

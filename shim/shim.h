@@ -64,6 +64,7 @@ struct shim_real_libc {
 	int (*openat)(int, const char *, int, ...);
 	FILE *(*fopen)(const char *, const char *);
 	FILE *(*fdopen)(int, const char *);
+	int (*execvp)(const char *, char *const[]);     /* Added (issue 20) */
 };
 struct shim_real_libc64 {
 	int (*open64)(const char *, int, ...);
@@ -88,6 +89,10 @@ int shim_resolve_libc(void);
  * lazy mode serves for @path? Then a memfd with the filtered text (offset
  * 0, O_CLOEXEC if @cloexec), else -1: call the real function. errno kept. */
 int shim_text_open(const char *path, int cloexec);
+
+/* shim_a2l_exec - state.c (issue 20): execvp(@file, @argv) in a child of perf
+ * asks core/a2lsess.c; returns -1 (run the real execvp) or never returns. */
+int shim_a2l_exec(const char *file, char *const argv[]);
 
 /* shim_resolve - look up every library's functions (resolve.c); 1 if every
  * required library was found whole. Called once, under pthread_once. */

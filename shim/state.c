@@ -33,6 +33,7 @@
 #define HASH_NONFATAL_OOM 1
 #include <uthash.h>
 
+#include "core/a2lsess.h"
 #include "shim.h"
 #include "core/session.h"
 #include "textsrc/textsrc.h"
@@ -138,6 +139,11 @@ static void report_stats(void)
 	sl_session_report(&P.core);
 }
 
+static void report_a2l(void)
+{
+	sl_a2l_report(P.core.a2l);
+}
+
 /* issue 11: set while the shim itself runs code that opens files (setup,
  * text filtering), so those opens go straight to libc */
 static __thread __attribute__((tls_model("initial-exec"))) int in_shim;
@@ -165,6 +171,8 @@ static void setup_inner(void)
 	sl_session_setup(&P.core, &real_ops);
 	if (P.core.cfg.stats != STATS_OFF)
 		atexit(report_stats);
+	if (P.core.a2l && P.core.cfg.max_bytes)
+		atexit(report_a2l);
 }
 
 __thread struct shim_tscan shim_tscan __attribute__((tls_model("initial-exec")));
@@ -480,4 +488,14 @@ int shim_text_open(const char *path, int cloexec)
 	in_shim = 0;
 	errno = saved;
 	return fd;
+}
+
+/* issue 20: perf's addr2line child (core/a2lsess.h). Only after set-up (a
+ * child forked before perf's first libelf call runs the real addr2line:
+ * set-up would read perf.data again in the child) and never in the shim. */
+int shim_a2l_exec(const char *file, char *const argv[])
+{
+	if (P.inert || in_shim || !atomic_load_explicit(&P.setup_done, memory_order_acquire) || !P.ok_real)
+		return -1;
+	return sl_session_a2l_exec(&P.core, file, argv);
 }

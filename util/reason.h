@@ -77,7 +77,13 @@
 	X(DIFF_STREAM,        "diff_stream",             "perf diff --stream keys branch callchains by source line: not mirrored") \
 	X(CONVERT_CTF,        "convert_ctf",             "perf data convert --to-ctf: not mirrored") \
 	X(TOO_MANY_INPUTS,    "too_many_inputs",         "perf diff of %s files (lazy mode pre-reads up to 16)") \
-	X(KS_INPUTS_DIFFER,   "kallsyms_inputs_differ",  "the perf.data files (perf diff) record different kernel maps")
+	X(KS_INPUTS_DIFFER,   "kallsyms_inputs_differ",  "the perf.data files (perf diff) record different kernel maps") \
+	X(A2L_OFF,            "a2l_off",                 "SYMLAZY_A2L=off") \
+	X(A2L_ARGV,           "a2l_argv",                "addr2line started with other arguments than this perf's (%s)") \
+	X(A2L_BINUTILS,       "a2l_not_binutils",        "%s is not the GNU addr2line whose answers are mirrored (binutils 2.40)") \
+	X(A2L_DEBUG,          "a2l_debug_info",          "%s") \
+	X(A2L_INDEX,          "a2l_index",               "%s") \
+	X(A2L_BUDGET,         "a2l_budget",              "SYMLAZY_MAX_BYTES: addr2line not run (%s); no inline frames or source lines")
 
 enum sl_reason {
 #define SL_R_ENUM(code, name, text) SL_R_##code,

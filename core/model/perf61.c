@@ -481,6 +481,7 @@ const struct sl_model sl_model_perf61 = {
 	.versions = "6.1.x",
 	.demangler = SL_DEMANGLER_LIBIBERTY,
 	.argv_rules = &perf61_argv_rules,
+	.a2l_child = SL_A2L_ARGV_61,
 	.annotation_priv = 128,     /* v6.1 annotate.h struct annotation: a pthread mutex,
 					 * counters, widths and pointers (x86-64) */
 	.fixup = { .last_page = 4096, .dup_marks_ifunc_alias = 0, .abort_annotate_full = 1 },

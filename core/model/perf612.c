@@ -356,6 +356,7 @@ const struct sl_model sl_model_perf612 = {
 	.versions = "6.12.x",
 	.demangler = SL_DEMANGLER_PERF_CXX,
 	.argv_rules = &perf612_argv_rules,
+	.a2l_child = SL_A2L_ARGV_612,
 	.annotation_priv = 16,     /* annotate.h struct annotation: src, branch */
 	.fixup = { .last_page = 4096, .dup_marks_ifunc_alias = 1, .abort_annotate_full = 1 },
 	.plt = SL_PLT_V62,

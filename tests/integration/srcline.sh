@@ -1,0 +1,189 @@
+#!/bin/sh
+# srcline.sh - inline frames and source lines through perf's addr2line child
+# (issue 20; core/a2lsess.h, srcline/a2l.h). perf 6.1 forks
+# `addr2line -e DSO -i -f` for every DSO it resolves inline frames or source
+# lines of; perf 6.12 `addr2line -e DSO -a -i -f`, only for a DSO with
+# .debug_line. Under the shim, a child whose DSO carries no debug
+# information (nor a debug file binutils would find) is served in-process
+# from the symbol table; any other runs the real addr2line.
+# Programs (tests/corpus/cxx.cpp, C++ with libstdc++, built without frame
+# pointers): "nodbg" without -g (served), "dbg" with -g (the real addr2line),
+# "debuglink" stripped with a .gnu_debuglink file beside it (the real
+# addr2line: binutils follows the link). Each recorded with --call-graph
+# dwarf by the perf under test (perf 6.1 = this host's perf; 6.12 from
+# scripts/build-perf612.sh, cached; SKIP when it cannot be built).
+# Checks per perf version and program, stock vs LD_PRELOAD=build/libsymlazy.so:
+#   <v>/<prog>/<tool>   stdout byte-identical (perf report's random
+#                       "# (Tip: ...)" line removed) for perf script (inline
+#                       frames, its default), perf script -F +srcline, perf
+#                       report --stdio --inline -g, perf report --stdio
+#                       --sort srcline;
+#   <v>/<prog>/children the stats' "a2l" object (SYMLAZY_STATS) of perf
+#                       script: the program's DSO served (nodbg) or run by
+#                       addr2line with reason a2l_debug_info (dbg, debuglink);
+#                       6.12 starts no child for a DSO without .debug_line.
+# And, perf 6.1:
+#   off       SYMLAZY_A2L=off: every child is the real addr2line, identical;
+#   budget    SYMLAZY_MAX_BYTES=1G on "dbg": addr2line is not run for the DSO
+#             whose DWARF it would read: perf script prints what stock perf
+#             script --no-inline prints there, byte for byte, and one stderr
+#             line says why;
+#   cache     a corrupt cached table (.a2l files overwritten with junk) is
+#             rebuilt: identical again, no crash.
+# Outputs stay in build/srcline/. Prints PASS:/FAIL:/SKIP:/INFO: lines.
+# Env: SYMLAZY_ROOT, SYMLAZY_SO, PERF, PERF612.
+set -u
+ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+SO=${SYMLAZY_SO:-$ROOT/build/libsymlazy.so}
+PERF=${PERF:-perf}
+PY=$(command -v python3 || true)
+B=$ROOT/build/srcline
+failed=0
+t0=$(date +%s)
+pass() { echo "PASS: srcline/$*"; }
+fail() { echo "FAIL: srcline/$*"; failed=1; }
+skip() { echo "SKIP: srcline/$*"; }
+info() { echo "INFO: srcline/$*"; }
+
+unset SYMLAZY_MMAP SYMLAZY_MAX_BYTES SYMLAZY_LAZY SYMLAZY_HIDE_ALL SYMLAZY_STATS SYMLAZY_DISABLE \
+	SYMLAZY_ADDRS SYMLAZY_CACHE_DIR SYMLAZY_INHERIT SYMLAZY_VERBOSE SYMLAZY_A2L PERF_CONFIG LD_BIND_NOW
+command -v "$PERF" >/dev/null 2>&1 || { skip "perf not installed"; exit 0; }
+command -v addr2line >/dev/null 2>&1 || { skip "binutils' addr2line not installed"; exit 0; }
+command -v c++ >/dev/null 2>&1 || { skip "no C++ compiler"; exit 0; }
+[ -n "$PY" ] || { skip "python3 missing"; exit 0; }
+[ -f "$SO" ] || { fail "setup: $SO missing (run make)"; exit 1; }
+PERFS="6.1:$(command -v "$PERF")"
+if [ -z "${PERF612:-}" ]; then
+	PERF612=$(sh "$ROOT/scripts/build-perf612.sh" 2>"$ROOT/build/srcline-612.err") || PERF612=
+fi
+if [ -n "$PERF612" ] && [ -x "$PERF612" ]; then
+	PERFS="$PERFS 6.12:$PERF612"
+else
+	skip "6.12: $(sed -n 's/^SKIP: //p' "$ROOT/build/srcline-612.err" | tail -1)"
+fi
+rm -rf "$B"
+mkdir -p "$B/bin" "$B/home" "$B/xdg" || exit 1
+export HOME=$B/home XDG_CACHE_HOME=$B/xdg
+
+# ---- programs --------------------------------------------------------------
+CXXF="-O2 -fomit-frame-pointer -I$ROOT/tests/corpus"
+c++ $CXXF -o "$B/bin/nodbg" "$ROOT/tests/corpus/cxx.cpp" 2>"$B/build.log" &&
+	c++ $CXXF -g -o "$B/bin/dbg" "$ROOT/tests/corpus/cxx.cpp" 2>>"$B/build.log" &&
+	c++ $CXXF -g -o "$B/bin/debuglink" "$ROOT/tests/corpus/cxx.cpp" 2>>"$B/build.log" &&
+	objcopy --only-keep-debug "$B/bin/debuglink" "$B/bin/debuglink.debug" &&
+	strip --strip-debug "$B/bin/debuglink" &&
+	(cd "$B/bin" && objcopy --add-gnu-debuglink=debuglink.debug debuglink) ||
+	{ fail "setup: build: $(tail -3 "$B/build.log")"; exit 1; }
+PROGS="nodbg dbg debuglink"
+
+# a2l VERDICT-FILE PROG: "<mode of PROG's DSO>[:<reason_code>] served=N addr2line=M noinfo=K"
+a2l() {
+	"$PY" - "$1" "$2" <<'PY'
+import json, os, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except Exception as e:
+    print("stats-unreadable"); sys.exit(0)
+a = d.get("a2l")
+if not a:
+    print("none served=0 addr2line=0 noinfo=0"); sys.exit(0)
+prog = sys.argv[2]
+m = [x for x in a["dsos"] if os.path.basename(x["path"]) == prog or "/bin/%s/" % prog in x["path"]]
+mode = ",".join(sorted(set(x["mode"] + (":" + x["reason_code"] if "reason_code" in x else "") for x in m))) or "none"
+print("%s served=%d addr2line=%d noinfo=%d" % (mode, a["served"], a["addr2line"], a["noinfo"]))
+PY
+}
+
+# same V PROG NAME perf-args: stock vs shim stdout
+same() {
+	_v=$1 _p=$2 _n=$3
+	shift 3
+	_o=$B/out/$_v/$_p.$_n
+	"$P" "$@" >"$_o.stock" 2>"$_o.stock.err"
+	_rs=$?
+	SYMLAZY_STATS=$_o.json LD_PRELOAD=$SO "$P" "$@" >"$_o.shim" 2>"$_o.shim.err"
+	_rh=$?
+	grep -v '^# (Tip: ' "$_o.stock" >"$_o.stock.cmp"
+	grep -v '^# (Tip: ' "$_o.shim" >"$_o.shim.cmp"
+	if [ ! -s "$_o.stock.cmp" ]; then
+		fail "$_v/$_p/$_n: stock perf printed nothing: $(head -2 "$_o.stock.err")"
+	elif [ "$_rs" != "$_rh" ]; then
+		fail "$_v/$_p/$_n: exit status stock $_rs, shim $_rh: $(head -2 "$_o.shim.err")"
+	elif ! cmp -s "$_o.stock.cmp" "$_o.shim.cmp"; then
+		fail "$_v/$_p/$_n: output differs ($(a2l "$_o.json" "$_p"))"
+		diff "$_o.stock.cmp" "$_o.shim.cmp" | head -6
+	else
+		pass "$_v/$_p/$_n: $(wc -l <"$_o.stock.cmp") lines identical; $(a2l "$_o.json" "$_p")"
+	fi
+}
+
+for pv in $PERFS; do
+	V=${pv%%:*} P=${pv#*:}
+	mkdir -p "$B/out/$V" "$B/data/$V"
+	for p in $PROGS; do
+		D=$B/data/$V/$p.data
+		if ! "$P" record -q --call-graph dwarf -F 999 -o "$D" -- "$B/bin/$p" 0.2 >/dev/null 2>"$D.err"; then
+			fail "$V/$p/record: $(head -2 "$D.err")"
+			continue
+		fi
+		same "$V" "$p" script script -i "$D"
+		same "$V" "$p" srcline script -F +srcline -i "$D"
+		same "$V" "$p" report-inline report --stdio --inline -g -i "$D"
+		same "$V" "$p" sort-srcline report --stdio --sort srcline -i "$D"
+		st=$(a2l "$B/out/$V/$p.script.json" "$p")
+		case $V/$p in
+		6.1/nodbg) want="served" ;;
+		6.1/dbg | 6.1/debuglink | 6.12/dbg) want="addr2line:a2l_debug_info" ;;
+		*) want="none" ;;    # 6.12: no .debug_line in the DSO perf names: no child
+		esac
+		case $st in
+		"$want "*) pass "$V/$p/children: $st" ;;
+		*) fail "$V/$p/children: $st (want $want for $p)" ;;
+		esac
+	done
+done
+
+# ---- perf 6.1 only: off, budget, corrupt cache -------------------------------
+P=$(command -v "$PERF")
+D=$B/data/6.1/nodbg.data
+if [ -f "$D" ]; then
+	O=$B/out/6.1/nodbg
+	SYMLAZY_A2L=off SYMLAZY_STATS=$O.off.json LD_PRELOAD=$SO "$P" script -i "$D" >"$O.off.shim" 2>/dev/null
+	st=$(a2l "$O.off.json" nodbg)
+	if cmp -s "$O.script.stock" "$O.off.shim" && case $st in "addr2line:a2l_off served=0 "*) true ;; *) false ;; esac; then
+		pass "6.1/off: identical, every child the real addr2line ($st)"
+	else
+		fail "6.1/off: $st; $(cmp "$O.script.stock" "$O.off.shim" 2>&1 | head -1)"
+	fi
+	# corrupt every cached table: rebuilt, identical
+	n=0
+	for f in $(find "$B/xdg" -name '*.a2l' 2>/dev/null); do
+		printf 'not a table' >"$f"
+		n=$((n + 1))
+	done
+	SYMLAZY_STATS=$O.corrupt.json LD_PRELOAD=$SO "$P" script -i "$D" >"$O.corrupt.shim" 2>"$O.corrupt.err"
+	st=$(a2l "$O.corrupt.json" nodbg)
+	if [ "$n" -gt 0 ] && cmp -s "$O.script.stock" "$O.corrupt.shim" && case $st in "served "*) true ;; *) false ;; esac; then
+		pass "6.1/cache: $n corrupt .a2l files rebuilt; identical ($st)"
+	else
+		fail "6.1/cache: $n .a2l files corrupted; $st; $(cmp "$O.script.stock" "$O.corrupt.shim" 2>&1 | head -1)"
+	fi
+fi
+D=$B/data/6.1/dbg.data
+if [ -f "$D" ]; then
+	O=$B/out/6.1/dbg
+	"$P" script --no-inline -i "$D" >"$O.noinline.stock" 2>/dev/null
+	SYMLAZY_MAX_BYTES=1G SYMLAZY_STATS=$O.budget.json LD_PRELOAD=$SO "$P" script -i "$D" \
+		>"$O.budget.shim" 2>"$O.budget.err"
+	st=$(a2l "$O.budget.json" dbg)
+	nl=$(grep -c 'SYMLAZY_MAX_BYTES: addr2line was not run' "$O.budget.err")
+	if cmp -s "$O.noinline.stock" "$O.budget.shim" && [ "$nl" = 1 ] &&
+		case $st in "noinfo:a2l_budget "*) true ;; *) false ;; esac; then
+		pass "6.1/budget: as stock --no-inline, one stderr line ($st)"
+	else
+		fail "6.1/budget: $st; stderr lines $nl; $(cmp "$O.noinline.stock" "$O.budget.shim" 2>&1 | head -1)"
+		diff "$O.noinline.stock" "$O.budget.shim" | head -4
+	fi
+fi
+info "total $(($(date +%s) - t0))s"
+exit $failed
