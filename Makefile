@@ -13,7 +13,7 @@ LIBS     := -lpthread -ldl
 #   core/ (decisions, core/model/: one file per tool and version)
 #   -> index/ (the symbol index) / perfdata/ (perf.data) / textsrc/ (kallsyms, perf maps)
 #   -> util/
-LIB_DIRS := core core/model index perfdata textsrc util
+LIB_DIRS := core core/model index perfdata srcline textsrc util
 # Modules only programs link (never libsymlazy.so): direct libelf, the
 # lookup API, the stats reader and the name index (index/names.h: the
 # command and the Go package at go/ read it, the shim does not).

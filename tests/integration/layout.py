@@ -11,7 +11,7 @@ Prints PASS:/FAIL: lines; exit status 1 on a failure.
 import os, re, sys
 
 ROOT = sys.argv[1] if len(sys.argv) > 1 else '.'
-FOLDERS = ['shim', 'cmd', 'core', 'core/model', 'index', 'perfdata', 'textsrc', 'util']
+FOLDERS = ['shim', 'cmd', 'core', 'core/model', 'index', 'perfdata', 'srcline', 'textsrc', 'util']
 MAX_LINES = 1200
 INC = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 fails = 0

@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * srcline/a2l.c - GNU addr2line 2.40's answers from the table
+ * (srcline/a2l.h): key, validation, the cache file, the answer of one input
+ * line and the serving loop. The table's build is srcline/a2l_build.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "index/cache.h"
+#include "index/format.h"
+#include "srcline/a2l.h"
+#include "srcline/a2l_elf.h"
+#include "util/util.h"
+
+_Static_assert(sizeof(struct a2l_hdr) == 144, "a2l header layout");
+_Static_assert(sizeof(struct a2l_sec) == 32, "a2l section layout");
+_Static_assert(sizeof(struct a2l_func) == 24, "a2l function layout");
+
+uint64_t a2l_key(uint64_t dev, uint64_t ino, uint64_t size, int64_t mtime_sec, int64_t mtime_nsec)
+{
+	uint64_t w[6] = { A2L_VERSION, dev, ino, size, (uint64_t)mtime_sec, (uint64_t)mtime_nsec };
+
+	return sl_fnv1a(SL_FNV_OFFSET, w, sizeof(w));
+}
+
+void a2l_file_name(uint64_t key, char *buf, size_t n)
+{
+	snprintf(buf, n, "%016llx" A2L_SUFFIX, (unsigned long long)key);
+}
+
+/* ---- validation ------------------------------------------------------------ */
+
+/* A string ref in the area (@size bytes): 4-aligned, length <= @max, NUL in bounds. */
+static int ref_ok(const unsigned char *area, uint64_t size, uint32_t ref, uint32_t max)
+{
+	uint32_t len;
+
+	if (ref % 4 || (uint64_t)ref + 4 > size)
+		return 0;
+	memcpy(&len, area + ref, 4);
+	return len <= max && (uint64_t)ref + 4 + len + 1 <= size && area[(uint64_t)ref + 4 + len] == 0;
+}
+
+int a2l_validate(const void *map, size_t size)
+{
+	const struct a2l_hdr *h = map;
+	const unsigned char *base = map, *str;
+	const struct a2l_sec *s;
+	const struct a2l_func *f;
+	uint64_t off;
+
+	if (size < sizeof(*h) || memcmp(h->magic, A2L_MAGIC, 8) || h->version != A2L_VERSION ||
+	    h->hdr_size != sizeof(*h) || h->endian != A2L_ENDIAN || h->file_size != size || h->flags > 7)
+		return -EINVAL;
+	off = sizeof(*h);
+	if (h->secs_off != off)
+		return -EINVAL;
+	off += (uint64_t)h->nsecs * sizeof(*s);
+	if (h->funcs_off != off)
+		return -EINVAL;
+	off += (uint64_t)h->nfuncs * sizeof(*f);
+	if (h->strings_off != off || h->strings_size > UINT32_MAX || off + h->strings_size != size)
+		return -EINVAL;
+	if (symindex_checksum(base + 32, size - 32) != h->checksum)
+		return -EINVAL;
+	s = (const void *)(base + h->secs_off);
+	f = (const void *)(base + h->funcs_off);
+	str = base + h->strings_off;
+	for (uint32_t i = 0, e = 0; i < h->nsecs; i++) {
+		if ((i && s[i].shndx <= s[i - 1].shndx) || s[i].first != e || s[i].end < s[i].first ||
+		    s[i].end > h->nfuncs || !s[i].size)
+			return -EINVAL;
+		for (uint32_t k = s[i].first; k < s[i].end; k++) {
+			if ((k > s[i].first && f[k].off <= f[k - 1].off) || f[k].off >= s[i].size || !f[k].size ||
+			    !ref_ok(str, h->strings_size, f[k].name, h->max_str) ||
+			    (f[k].file != A2L_NONE && !ref_ok(str, h->strings_size, f[k].file, h->max_str)))
+				return -EINVAL;
+		}
+		e = s[i].end;
+		if (i + 1 == h->nsecs && e != h->nfuncs)
+			return -EINVAL;
+	}
+	if (!h->nsecs && h->nfuncs)
+		return -EINVAL;
+	return 0;
+}
+
+/* ---- open / close ------------------------------------------------------------ */
+
+void a2l_attach(struct a2l_table *out, void *map, size_t size)
+{
+	const unsigned char *b = map;
+
+	out->map = map;
+	out->map_size = size;
+	out->h = map;
+	out->secs = (const void *)(b + out->h->secs_off);
+	out->funcs = (const void *)(b + out->h->funcs_off);
+	out->strings = b + out->h->strings_off;
+	out->c_sec = A2L_NONE;
+	out->c_func = A2L_NONE;
+}
+
+static int map_cached(int dirfd, const struct stat *st, struct a2l_table *out)
+{
+	char name[64];
+	const struct a2l_hdr *h;
+	void *map;
+	size_t msize;
+	int r;
+
+	a2l_file_name(a2l_key((uint64_t)st->st_dev, (uint64_t)st->st_ino, (uint64_t)st->st_size, st->st_mtim.tv_sec,
+			      st->st_mtim.tv_nsec), name, sizeof(name));
+	r = sl_cache_file_map(dirfd, name, sizeof(struct a2l_hdr), &map, &msize);
+	if (r < 0)
+		return r;
+	h = map;
+	if (a2l_validate(map, msize) < 0 || h->dev != (uint64_t)st->st_dev || h->ino != (uint64_t)st->st_ino ||
+	    h->size != (uint64_t)st->st_size || h->mtime_sec != st->st_mtim.tv_sec ||
+	    h->mtime_nsec != st->st_mtim.tv_nsec) {
+		munmap(map, msize);
+		return -EINVAL;
+	}
+	a2l_attach(out, map, msize);
+	out->from_cache = 1;
+	madvise(map, msize, MADV_DONTNEED);     /* validation read every page */
+	return 0;
+}
+
+int a2l_open(const char *path, int dirfd, struct a2l_table *out, char *why, size_t whysz)
+{
+	struct stat st;
+	int fd, r;
+
+	memset(out, 0, sizeof(*out));
+	out->c_sec = out->c_func = A2L_NONE;
+	if (whysz)
+		why[0] = '\0';
+	if (strlen(path) >= sizeof(out->path)) {
+		snprintf(why, whysz, "path too long");
+		return -ENAMETOOLONG;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);     /* never block on a FIFO */
+	if (fd < 0) {
+		r = -errno;
+		snprintf(why, whysz, "%s: %s", path, strerror(-r));
+		return r;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		snprintf(why, whysz, "%s: not a regular file", path);
+		return -EINVAL;
+	}
+	if (dirfd < 0 || map_cached(dirfd, &st, out) < 0)
+		r = a2l_build(path, fd, &st, dirfd, out, why, whysz);
+	else
+		r = 0;
+	close(fd);
+	if (r == 0)
+		snprintf(out->path, sizeof(out->path), "%s", path);
+	return r;
+}
+
+void a2l_close(struct a2l_table *t)
+{
+	if (t->map)
+		munmap(t->map, t->map_size);
+	memset(t, 0, sizeof(*t));
+	t->c_sec = t->c_func = A2L_NONE;
+}
+
+/* ---- answers ----------------------------------------------------------------- */
+
+/* The best function of section @si at @off (the deduplicated table holds
+ * _bfd_elf_find_function's pick per value: the last value <= @off). */
+static uint32_t best(const struct a2l_table *t, uint32_t si, uint64_t off)
+{
+	uint32_t lo = t->secs[si].first, hi = t->secs[si].end;
+
+	while (lo < hi) {               /* first function with value > off */
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (t->funcs[mid].off <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > t->secs[si].first ? lo - 1 : A2L_NONE;
+}
+
+/* bfd/dwarf2.c _bfd_elf_find_function with its cache (last_section, func,
+ * func_size): the same section and an offset inside [func, func + size)
+ * keep the cached function, whatever a fresh scan would pick (a nested
+ * symbol, say); anything else scans again (here: binary search) and caches
+ * the result, NULL included. uint64_t wraps as bfd_vma does. */
+static uint32_t find_function(struct a2l_table *t, uint32_t si, uint64_t off)
+{
+	const struct a2l_func *f = t->c_func != A2L_NONE ? &t->funcs[t->c_func] : NULL;
+
+	if (t->c_sec != si || !f || off < f->off || off >= f->off + f->size) {
+		t->c_sec = si;
+		t->c_func = best(t, si, off);
+	}
+	return t->c_func;
+}
+
+struct obuf {
+	char *p;
+	size_t n, cap;
+};
+
+static void put(struct obuf *o, const void *s, size_t n)
+{
+	if (o->n < o->cap)
+		memcpy(o->p + o->n, s, n <= o->cap - o->n ? n : o->cap - o->n);
+	o->n += n;
+}
+
+static void put_ref(struct obuf *o, const struct a2l_table *t, uint32_t ref)
+{
+	uint32_t len;
+
+	memcpy(&len, t->strings + ref, 4);
+	put(o, t->strings + ref + 4, len);
+}
+
+/* libiberty safe-ctype ISSPACE: space, \t, \n, \v, \f, \r */
+static int a2l_isspace(int c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+size_t a2l_answer(struct a2l_table *t, const char *line, size_t len, int with_addresses, char *out,
+		  size_t outsz)
+{
+	char buf[A2L_LINE], *adr;
+	struct obuf o = { out, 0, outsz };
+	uint64_t pc = 0;
+	uint32_t fi = A2L_NONE;
+	int sym;
+
+	len = len < A2L_LINE - 1 ? len : A2L_LINE - 1;
+	memcpy(buf, line, len);
+	buf[len] = '\0';
+	/* addr2line.c is_symbol: a symbol unless the first non-blank is a
+	 * digit or the end, or a hex letter on a line without '+' */
+	adr = buf;
+	while (a2l_isspace((unsigned char)*adr))
+		adr++;
+	sym = !(*adr >= '0' && *adr <= '9') && *adr &&
+	      !(((*adr | 0x20) >= 'a' && (*adr | 0x20) <= 'f') && !strchr(adr, '+'));
+	if (sym) {
+		char *symp = adr, *end;
+		uint64_t offset = 0;
+
+		while (*adr && !a2l_isspace((unsigned char)*adr) && *adr != '+')
+			adr++;
+		end = adr;
+		while (a2l_isspace((unsigned char)*adr))
+			adr++;
+		if (*adr == '+')
+			offset = strtoul(adr + 1, NULL, 0);
+		*end = '\0';
+		/* lookup_symbol: the first exact name, else the first whose
+		 * bfd_demangle is it, else 0. No demangled name is ",": the
+		 * demanglers print an identifier or operator with it */
+		if (!strcmp(symp, ","))
+			pc = (t->h->flags & A2L_F_COMMA) ? t->h->comma_pc + offset : 0;
+		else if (!a2l_lookup_symbol(t, symp, offset, &pc))
+			pc = 0;
+	} else {
+		pc = strtoul(buf, NULL, 16);    /* bfd_scan_vma on LP64 */
+	}
+	/* 64-bit ELF: pc &= (sign << 1) - 1 keeps every bit; x86-64 does not
+	 * sign-extend (elf_backend_data.sign_extend_vma 0) */
+	if (with_addresses) {
+		static const char hex[] = "0123456789abcdef";
+		char a[19] = "0x";
+
+		for (int i = 0; i < 16; i++)
+			a[2 + i] = hex[(pc >> (60 - 4 * i)) & 15];
+		a[18] = '\n';
+		put(&o, a, sizeof(a));  /* bfd_printf_vma: %016lx */
+	}
+	if (t->h->flags & A2L_F_SYMS) {
+		/* find_address_in_section: each SHF_ALLOC section holding pc, in
+		 * section order, until one finds a function */
+		for (uint32_t si = 0; si < t->h->nsecs && fi == A2L_NONE; si++) {
+			const struct a2l_sec *s = &t->secs[si];
+
+			if (pc < s->vma || pc >= s->vma + s->size)
+				continue;
+			fi = find_function(t, si, pc - s->vma);
+		}
+	}
+	if (fi == A2L_NONE) {
+		put(&o, "??\n??:0\n", 8);
+	} else {
+		const struct a2l_func *f = &t->funcs[fi];
+		uint32_t nlen;
+
+		memcpy(&nlen, t->strings + f->name, 4);
+		if (nlen)
+			put_ref(&o, t, f->name);
+		else
+			put(&o, "??", 2);
+		put(&o, "\n", 1);
+		if (f->file != A2L_NONE)
+			put_ref(&o, t, f->file);
+		else
+			put(&o, "??", 2);
+		put(&o, ":?\n", 3);     /* line 0; no inliner info without DWARF */
+	}
+	return o.n;
+}
+
+/* ---- the loop ------------------------------------------------------------------ */
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int a2l_serve(int in_fd, int out_fd, struct a2l_table *t, int with_addresses)
+{
+	enum { IN = 65536 };
+	size_t need = 2 * (size_t)t->h->max_str + 64, ocap = IN + need, have = 0, on = 0;
+	char *in = malloc(IN), *out = malloc(ocap);
+	int eof = 0, r = 0;
+
+	if (!in || !out) {
+		free(in);
+		free(out);
+		return -ENOMEM;
+	}
+	while (!eof) {
+		ssize_t n = read(in_fd, in + have, IN - have);
+		size_t pos = 0;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			break;
+		}
+		if (n == 0)
+			eof = 1;
+		have += (size_t)n;
+		/* fgets(buf, 100): through a '\n', at most 99 bytes, the rest at EOF */
+		while (pos < have) {
+			size_t avail = have - pos, lim = avail < A2L_LINE - 1 ? avail : A2L_LINE - 1, len;
+			const char *nl = memchr(in + pos, '\n', lim);
+
+			if (nl)
+				len = (size_t)(nl - (in + pos)) + 1;
+			else if (avail >= A2L_LINE - 1 || eof)
+				len = lim;
+			else
+				break;
+			if (ocap - on < need) {
+				if ((r = write_all(out_fd, out, on)) < 0)
+					goto done;
+				on = 0;
+			}
+			on += a2l_answer(t, in + pos, len, with_addresses, out + on, ocap - on);
+			pos += len;
+		}
+		memmove(in, in + pos, have - pos);
+		have -= pos;
+		if (on && (r = write_all(out_fd, out, on)) < 0)
+			break;
+		on = 0;
+	}
+done:
+	free(in);
+	free(out);
+	return r;
+}

@@ -1,0 +1,760 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * srcline/a2l_build.c - what GNU addr2line 2.40 would read of an ELF file
+ * without debug information (srcline/a2l.h): eligibility (the debug
+ * information search of bfd), the table build straight from the file's
+ * bytes (no libelf, no libbfd: libsymlazy.so needs libc only), and the
+ * linear symbol-name scan of addr2line.c lookup_symbol.
+ *
+ * Format facts: ELF-64 Object File Format and the gABI (headers, section
+ * headers, symbol tables, notes); binutils-2.40 bfd/elfcode.h
+ * elf_slurp_symbol_table, bfd/elf.c bfd_section_from_shdr /
+ * bfd_elf_sym_name / _bfd_elf_maybe_function_sym, bfd/dwarf2.c
+ * _bfd_elf_find_function / _bfd_dwarf2_slurp_debug_info / find_debug_info,
+ * bfd/opncls.c find_separate_debug_file, binutils/addr2line.c slurp_symtab /
+ * lookup_symbol, bfd/bfd.c bfd_demangle.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <elf.h>
+#include <libiberty/demangle.h>
+#include "index/format.h"
+#include "srcline/a2l.h"
+#include "srcline/a2l_elf.h"
+#include "util/util.h"
+
+#define DEBUGDIR "/usr/lib/debug"       /* Debian's libbfd-2.40-system.so DEBUGDIR */
+#define SHN_X86_64_LCOMMON_ 0xff02
+
+static int fail(char *why, size_t n, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int fail(char *why, size_t n, int r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (n) {
+		va_start(ap, fmt);
+		vsnprintf(why, n, fmt, ap);
+		va_end(ap);
+	}
+	return r;
+}
+
+/* ---- the ELF image ------------------------------------------------------------ */
+
+int a2l_in_file(const struct a2l_img *m, uint64_t off, uint64_t len)
+{
+	return off <= m->size && len <= m->size - off;
+}
+
+int a2l_shdr(const struct a2l_img *m, size_t i, Elf64_Shdr *out)
+{
+	uint64_t off = m->eh.e_shoff + (uint64_t)i * m->eh.e_shentsize;
+
+	if (i >= m->shnum || !a2l_in_file(m, off, sizeof(*out)))
+		return 0;
+	memcpy(out, m->p + off, sizeof(*out));
+	return 1;
+}
+
+int a2l_img_open(struct a2l_img *m, int fd, size_t size)
+{
+	Elf64_Shdr s0;
+
+	memset(m, 0, sizeof(*m));
+	if (size < sizeof(m->eh))
+		return -EINVAL;
+	m->p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (m->p == MAP_FAILED) {
+		m->p = NULL;
+		return -errno;
+	}
+	m->size = size;
+	if (memcmp(m->p, ELFMAG, SELFMAG))
+		return -EINVAL;
+	memcpy(&m->eh, m->p, sizeof(m->eh));
+	if (m->p[EI_CLASS] != ELFCLASS64 || m->p[EI_DATA] != ELFDATA2LSB || m->eh.e_machine != EM_X86_64 ||
+	    (m->eh.e_type != ET_EXEC && m->eh.e_type != ET_DYN))
+		return -ENOTSUP;
+	m->shnum = m->eh.e_shnum;
+	m->shstrndx = m->eh.e_shstrndx;
+	if (!m->eh.e_shoff) {
+		m->shnum = 0;
+		return 0;
+	}
+	if (m->eh.e_shentsize != sizeof(Elf64_Shdr))
+		return -EINVAL;
+	m->shnum = m->shnum ? m->shnum : 1;
+	if (!a2l_shdr(m, 0, &s0))
+		return -EINVAL;
+	if (!m->eh.e_shnum)             /* gABI: the count in section 0's sh_size */
+		m->shnum = s0.sh_size;
+	if (m->eh.e_shstrndx == SHN_XINDEX)
+		m->shstrndx = s0.sh_link;
+	if (m->shnum > m->size / sizeof(Elf64_Shdr) ||
+	    !a2l_in_file(m, m->eh.e_shoff, (uint64_t)m->shnum * sizeof(Elf64_Shdr)))
+		return -EINVAL;
+	return 0;
+}
+
+void a2l_img_close(struct a2l_img *m)
+{
+	if (m->p)
+		munmap((void *)m->p, m->size);
+	m->p = NULL;
+}
+
+/* The NUL-terminated string at @off of section @sec, or NULL. */
+static const char *sec_str(const struct a2l_img *m, size_t sec, uint64_t off)
+{
+	Elf64_Shdr ss;
+
+	if (!a2l_shdr(m, sec, &ss) || ss.sh_type == SHT_NOBITS || !a2l_in_file(m, ss.sh_offset, ss.sh_size) ||
+	    off >= ss.sh_size || !memchr(m->p + ss.sh_offset + off, 0, ss.sh_size - off))
+		return NULL;
+	return (const char *)m->p + ss.sh_offset + off;
+}
+
+static const char *sec_name(const struct a2l_img *m, const Elf64_Shdr *sh)
+{
+	return sec_str(m, m->shstrndx, sh->sh_name);
+}
+
+static int find_name(const struct a2l_img *m, const char *want, Elf64_Shdr *out)
+{
+	for (size_t i = 1; i < m->shnum; i++) {
+		const char *n;
+
+		if (a2l_shdr(m, i, out) && (n = sec_name(m, out)) && !strcmp(n, want))
+			return 1;
+	}
+	return 0;
+}
+
+static const unsigned char *sec_data(const struct a2l_img *m, const Elf64_Shdr *sh)
+{
+	if (sh->sh_type == SHT_NOBITS || !a2l_in_file(m, sh->sh_offset, sh->sh_size))
+		return NULL;
+	return m->p + sh->sh_offset;
+}
+
+/*
+ * The symbols addr2line.c slurp_symtab canonicalizes: the first SHT_SYMTAB
+ * (bfd/elf.c bfd_section_from_shdr ignores later ones) if it has more than
+ * its null entry, else the first SHT_DYNSYM's; none: t->n = 0. -EINVAL when
+ * bfd would fail or read differently than we can mirror: sh_entsize not 24,
+ * data outside the file, a string table that is not a NUL-ended SHT_STRTAB;
+ * -ENOTSUP: an SHT_SYMTAB_SHNDX section (extended indexes).
+ */
+int a2l_canon_table(const struct a2l_img *m, struct a2l_tab *t)
+{
+	Elf64_Shdr sh, ss;
+	size_t idx[2] = { 0, 0 };
+
+	memset(t, 0, sizeof(*t));
+	for (size_t i = 1; i < m->shnum; i++) {
+		if (!a2l_shdr(m, i, &sh))
+			return -EINVAL;
+		if (sh.sh_type == SHT_SYMTAB_SHNDX)
+			return -ENOTSUP;
+		if (sh.sh_type == SHT_SYMTAB && !idx[0])
+			idx[0] = i;
+		if (sh.sh_type == SHT_DYNSYM && !idx[1])
+			idx[1] = i;
+	}
+	for (int k = 0; k < 2; k++) {
+		if (!idx[k])
+			continue;
+		a2l_shdr(m, idx[k], &sh);
+		if (sh.sh_entsize != sizeof(Elf64_Sym) || sh.sh_size % sizeof(Elf64_Sym) ||
+		    !a2l_in_file(m, sh.sh_offset, sh.sh_size) || sh.sh_type == SHT_NOBITS)
+			return -EINVAL;
+		if (sh.sh_size / sizeof(Elf64_Sym) <= 1)
+			continue;               /* canonicalizes to no symbols: next table */
+		if (sh.sh_size / sizeof(Elf64_Sym) >= A2L_NONE)
+			return -EFBIG;
+		if (!a2l_shdr(m, sh.sh_link, &ss) || ss.sh_type != SHT_STRTAB || !ss.sh_size ||
+		    !a2l_in_file(m, ss.sh_offset, ss.sh_size) || m->p[ss.sh_offset + ss.sh_size - 1] != 0)
+			return -EINVAL;
+		t->off = sh.sh_offset;
+		t->n = (uint32_t)(sh.sh_size / sizeof(Elf64_Sym));
+		t->str_off = ss.sh_offset;
+		t->str_size = ss.sh_size;
+		t->dynamic = k;
+		return 0;
+	}
+	return 0;
+}
+
+/* bfd/elf.c bfd_elf_sym_name: the name of entry @i, "(null)" when st_name is
+ * outside the string table; STT_SECTION symbols without a name read the
+ * section's name. */
+const char *a2l_sym_name(const struct a2l_img *m, const struct a2l_tab *t, const Elf64_Sym *s)
+{
+	const char *n;
+
+	if (s->st_name == 0 && ELF64_ST_TYPE(s->st_info) == STT_SECTION && s->st_shndx < m->shnum) {
+		Elf64_Shdr sh;
+
+		if (!a2l_shdr(m, s->st_shndx, &sh) || !(n = sec_name(m, &sh)))
+			return "(null)";
+		return n;
+	}
+	if (s->st_name >= t->str_size)
+		return "(null)";
+	return (const char *)m->p + t->str_off + s->st_name;   /* the table ends in a NUL */
+}
+
+void a2l_sym(const struct a2l_img *m, const struct a2l_tab *t, uint32_t i, Elf64_Sym *s)
+{
+	memcpy(s, m->p + t->off + (uint64_t)i * sizeof(*s), sizeof(*s));
+}
+
+/* ---- eligibility --------------------------------------------------------------- */
+
+static int exists(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0;
+}
+
+/* A debug file bfd could open: any candidate path that exists. */
+static int debug_file(const struct a2l_img *m, const char *path, char *found, size_t fsz)
+{
+	static const char *const roots[] = { DEBUGDIR, DEBUGDIR "/usr", DEBUGDIR };
+	char cand[PATH_MAX + 600], dir[PATH_MAX], canon[PATH_MAX];
+	Elf64_Shdr sh;
+	const unsigned char *d;
+	size_t len;
+
+	/* bfd_follow_build_id_debuglink: ".build-id/xx/rest.debug", no
+	 * directory of the file: ".", ".debug/", then the roots */
+	if (find_name(m, ".note.gnu.build-id", &sh) && (d = sec_data(m, &sh)) && sh.sh_size >= sizeof(Elf64_Nhdr)) {
+		Elf64_Nhdr nh;
+
+		memcpy(&nh, d, sizeof(nh));
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_descsz && nh.n_descsz <= 64 &&
+		    sizeof(nh) + ((nh.n_namesz + 3ull) & ~3ull) + nh.n_descsz <= sh.sh_size) {
+			const unsigned char *id = d + sizeof(nh) + ((nh.n_namesz + 3u) & ~3u);
+			char hex[130], base[160];
+
+			for (uint32_t i = 0; i < nh.n_descsz; i++)
+				snprintf(hex + 2 * i, 3, "%02x", id[i]);
+			snprintf(base, sizeof(base), ".build-id/%.2s/%s.debug", hex, hex + 2);
+			const char *const tries[] = { "", ".debug/", DEBUGDIR "/", DEBUGDIR "/usr/", DEBUGDIR "/" };
+
+			for (size_t k = 0; k < sizeof(tries) / sizeof(tries[0]); k++) {
+				snprintf(cand, sizeof(cand), "%s%s", tries[k], base);
+				if (exists(cand))
+					return snprintf(found, fsz, "%s", cand), 1;
+			}
+		}
+	}
+	/* bfd_follow_gnu_debuglink: the name in .gnu_debuglink */
+	if (!find_name(m, ".gnu_debuglink", &sh) || !(d = sec_data(m, &sh)) || !sh.sh_size ||
+	    !memchr(d, 0, sh.sh_size) || !d[0])
+		return 0;
+	len = strlen(path);
+	while (len && path[len - 1] != '/')
+		len--;
+	snprintf(dir, sizeof(dir), "%.*s", (int)len, path);
+	if (!realpath(path, canon))
+		snprintf(canon, sizeof(canon), "%s", path);
+	len = strlen(canon);
+	while (len && canon[len - 1] != '/')
+		len--;
+	canon[len] = '\0';
+	snprintf(cand, sizeof(cand), "%s%s", dir, (const char *)d);
+	if (exists(cand))
+		return snprintf(found, fsz, "%s", cand), 1;
+	snprintf(cand, sizeof(cand), "%s.debug/%s", dir, (const char *)d);
+	if (exists(cand))
+		return snprintf(found, fsz, "%s", cand), 1;
+	for (size_t k = 0; k < 3; k++) {
+		snprintf(cand, sizeof(cand), "%s%s%s%s", roots[k], canon[0] == '/' ? "" : "/", canon, (const char *)d);
+		if (exists(cand))
+			return snprintf(found, fsz, "%s", cand), 1;
+	}
+	return 0;
+}
+
+/* Sections bfd reads line information from (any of them: not eligible). */
+static const char *debug_section(const char *n)
+{
+	static const char *const prefixes[] = { ".debug_", ".zdebug", ".gnu.linkonce.wi.", ".stab" };
+	static const char *const exact[] = { ".debug", ".gnu_debugaltlink", ".line" };
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(n, prefixes[i], strlen(prefixes[i])))
+			return n;
+	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
+		if (!strcmp(n, exact[i]))
+			return n;
+	return NULL;
+}
+
+int a2l_eligible(const char *path, char *why, size_t whysz)
+{
+	struct a2l_img m;
+	struct a2l_tab t;
+	struct stat st;
+	Elf64_Shdr sh;
+	char found[PATH_MAX + 600];
+	int fd, r, ok = 0;
+
+	if (whysz)
+		why[0] = '\0';
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return fail(why, whysz, 0, "%s: %s", path, strerror(errno)), 0;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 1) {
+		close(fd);
+		return fail(why, whysz, 0, "%s: not a regular non-empty file", path), 0;
+	}
+	r = a2l_img_open(&m, fd, (size_t)st.st_size);
+	close(fd);
+	if (r < 0) {
+		fail(why, whysz, 0, "%s: %s", path,
+		     r == -ENOTSUP ? "not a 64-bit little-endian x86-64 executable or shared object" :
+		     r == -EINVAL ? "not an ELF file or corrupt headers" : strerror(-r));
+		goto out;
+	}
+	for (size_t i = 1; i < m.shnum; i++) {
+		const char *n;
+
+		if (!a2l_shdr(&m, i, &sh) || !(n = sec_name(&m, &sh))) {
+			fail(why, whysz, 0, "%s: section %zu has no readable name", path, i);
+			goto out;
+		}
+		if (debug_section(n)) {
+			fail(why, whysz, 0, "%s: has section %s (binutils reads debug information)", path, n);
+			goto out;
+		}
+	}
+	r = a2l_canon_table(&m, &t);
+	if (r < 0) {
+		fail(why, whysz, 0, "%s: symbol table not mirrored (%s)", path,
+		     r == -ENOTSUP ? "extended section indexes" : "bad size, entry size or string table");
+		goto out;
+	}
+	if (debug_file(&m, path, found, sizeof(found))) {
+		fail(why, whysz, 0, "%s: separate debug file %s exists", path, found);
+		goto out;
+	}
+	ok = 1;
+out:
+	a2l_img_close(&m);
+	return ok;
+}
+
+/* ---- the build ------------------------------------------------------------------ */
+
+struct cand {                   /* one candidate function while sorting, 32 bytes */
+	uint64_t off, size;
+	uint32_t sec, order;    /* index in secs[], canonical index */
+	uint32_t name;          /* st_name, A2L_NONE: "(null)" */
+	uint32_t file;          /* ordinal of its STT_FILE symbol, or A2L_NONE */
+};
+
+static int cand_cmp(const void *pa, const void *pb)
+{
+	const struct cand *a = pa, *b = pb;
+
+	if (a->sec != b->sec)
+		return a->sec < b->sec ? -1 : 1;
+	if (a->off != b->off)
+		return a->off < b->off ? -1 : 1;
+	if (a->size != b->size)         /* _bfd_elf_find_function: the larger size wins */
+		return a->size > b->size ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;  /* then the first one */
+}
+
+static uint64_t str_bytes(uint64_t len)
+{
+	return (4 + len + 1 + 3) & ~3ull;
+}
+
+static uint32_t put_str(unsigned char *area, uint64_t *at, const char *s, size_t len)
+{
+	uint32_t ref = (uint32_t)*at, l = (uint32_t)len;
+
+	memcpy(area + *at, &l, 4);
+	memcpy(area + *at + 4, s, len);
+	memset(area + *at + 4 + len, 0, str_bytes(len) - 4 - len);
+	*at += str_bytes(len);
+	return ref;
+}
+
+static int backing(int dirfd, size_t size, char *tmp, size_t n)
+{
+	static _Atomic unsigned long seq;
+	int fd = -1;
+
+	tmp[0] = '\0';
+	if (dirfd >= 0) {
+		snprintf(tmp, n, ".tmp-%d-%lu" A2L_SUFFIX, (int)getpid(), atomic_fetch_add(&seq, 1));
+		fd = openat(dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0 && posix_fallocate(fd, 0, (off_t)size) != 0) {
+			close(fd);
+			unlinkat(dirfd, tmp, 0);
+			fd = -1;
+		}
+		if (fd < 0)
+			tmp[0] = '\0';
+	}
+	if (fd < 0) {
+		fd = memfd_create("symlazy-a2l", MFD_CLOEXEC);
+		if (fd >= 0 && ftruncate(fd, (off_t)size) < 0) {
+			int e = errno;
+
+			close(fd);
+			errno = e;
+			fd = -1;
+		}
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+/* Index in @secs of the SHF_ALLOC section @shndx, or A2L_NONE. */
+static uint32_t sec_of(const struct a2l_sec *secs, uint32_t nsecs, uint32_t shndx)
+{
+	uint32_t lo = 0, hi = nsecs;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (secs[mid].shndx == shndx)
+			return mid;
+		if (secs[mid].shndx < shndx)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return A2L_NONE;
+}
+
+/*
+ * Walk the canonical symbols as _bfd_elf_find_function does (bfd/dwarf2.c):
+ * the STT_FILE state machine and the _bfd_elf_maybe_function_sym filter.
+ * Counts candidates into *@ncand and FILE symbols into *@nfile; fills
+ * @c and @fidx (the FILE symbols' indexes) when not NULL. Also the "," symbol (addr2line.c lookup_symbol:
+ * value + section vma, i.e. st_value, st_size for SHN_COMMON).
+ */
+static void walk(const struct a2l_img *m, const struct a2l_tab *t, const struct a2l_sec *secs, uint32_t nsecs,
+		 struct cand *c, uint64_t *ncand, uint32_t *nfile, uint32_t *fidx, struct a2l_hdr *h)
+{
+	enum { nothing_seen, symbol_seen, file_after_symbol_seen } state = nothing_seen;
+	uint32_t file = A2L_NONE, nf = 0;
+	uint64_t k = 0;
+	Elf64_Sym s;
+
+	for (uint32_t i = 1; i < t->n; i++) {
+		unsigned type, bind;
+		uint32_t si;
+		const struct a2l_sec *sec;
+		uint64_t off;
+
+		a2l_sym(m, t, i, &s);
+		type = ELF64_ST_TYPE(s.st_info);
+		bind = ELF64_ST_BIND(s.st_info);
+		if (h && !(h->flags & A2L_F_COMMA) && !strcmp(a2l_sym_name(m, t, &s), ",")) {
+			h->flags |= A2L_F_COMMA;
+			h->comma_pc = s.st_shndx == SHN_COMMON || s.st_shndx == SHN_X86_64_LCOMMON_ ? s.st_size : s.st_value;
+		}
+		if (type == STT_FILE) {         /* BSF_FILE */
+			if (fidx)
+				fidx[nf] = i;
+			file = nf++;
+			if (state == symbol_seen)
+				state = file_after_symbol_seen;
+			continue;
+		}
+		/* bfd sets symbol_seen after judging the symbol; only
+		 * file_after_symbol_seen matters to it, so earlier is the same */
+		if (state == nothing_seen)
+			state = symbol_seen;
+		/* _bfd_elf_maybe_function_sym: not section, file, object (also
+		 * STT_COMMON), TLS, RELC (8), SRELC (9) symbols; the section
+		 * the pc is in (an SHF_ALLOC one; st_shndx >= SHN_LORESERVE
+		 * names bfd's abs/common/und sections) */
+		if (type == STT_SECTION || type == STT_OBJECT || type == STT_COMMON || type == STT_TLS || type == 8 ||
+		    type == 9 || s.st_shndx == SHN_UNDEF || s.st_shndx >= SHN_LORESERVE ||
+		    (si = sec_of(secs, nsecs, s.st_shndx)) == A2L_NONE)
+			continue;
+		if (!s.st_size && bind == STB_LOCAL && type == STT_NOTYPE &&
+		    ELF64_ST_VISIBILITY(s.st_other) == STV_HIDDEN)
+			continue;               /* annobin's markers */
+		sec = &secs[si];
+		off = s.st_value - sec->vma;    /* elf_slurp_symbol_table: section-relative */
+		if (off >= sec->size)
+			continue;               /* never <= an offset inside the section */
+		if (c) {
+			/* the file name: the last STT_FILE before it, for a local
+			 * symbol or before any file-after-symbol was seen */
+			c[k] = (struct cand){ off, s.st_size ? s.st_size : 1, si, i,
+					      s.st_name < t->str_size ? s.st_name : A2L_NONE,
+					      file != A2L_NONE && (bind == STB_LOCAL || state != file_after_symbol_seen) ?
+					      file : A2L_NONE };
+		}
+		k++;
+	}
+	*ncand = k;
+	*nfile = nf;
+}
+
+static int write_table(const struct a2l_img *m, const struct a2l_tab *t, const struct stat *st, int dirfd,
+		       struct a2l_table *out, char *why, size_t whysz)
+{
+	struct a2l_sec *secs = NULL;
+	struct cand *c = NULL;
+	uint32_t *fref = NULL, *fidx = NULL, nsecs = 0, nfile = 0, nf = 0, maxs = 0;
+	uint64_t ncand = 0, strs = 0, size, at, cbytes = 0, fbytes = 0;
+	struct a2l_hdr hh, *h;
+	struct a2l_func *funcs;
+	unsigned char *map = NULL, *area;
+	char tmp[64], name[64];
+	Elf64_Shdr sh;
+	int fd = -1, ret;
+
+	memset(&hh, 0, sizeof(hh));
+	/* find_address_in_section: the SHF_ALLOC sections, section order */
+	for (size_t i = 1; i < m->shnum; i++)
+		if (a2l_shdr(m, i, &sh) && (sh.sh_flags & SHF_ALLOC) && sh.sh_type != SHT_NULL && sh.sh_size)
+			nsecs++;
+	secs = calloc(nsecs ? nsecs : 1, sizeof(*secs));
+	if (!secs)
+		return fail(why, whysz, -ENOMEM, "out of memory");
+	nsecs = 0;
+	for (size_t i = 1; i < m->shnum; i++)
+		if (a2l_shdr(m, i, &sh) && (sh.sh_flags & SHF_ALLOC) && sh.sh_type != SHT_NULL && sh.sh_size)
+			secs[nsecs++] = (struct a2l_sec){ sh.sh_addr, sh.sh_size, 0, 0, (uint32_t)i, 0 };
+	if (t->n)
+		hh.flags |= A2L_F_SYMS | (t->dynamic ? A2L_F_DYNSYM : 0);
+	walk(m, t, secs, nsecs, NULL, &ncand, &nfile, NULL, &hh);
+	if (ncand >= A2L_NONE)
+		{ ret = fail(why, whysz, -EFBIG, "more than 2^32 functions"); goto out; }
+	cbytes = ncand * sizeof(*c);
+	fbytes = (uint64_t)nfile * 8;
+	if ((ncand && !(c = sl_scratch_map((size_t)cbytes, "symlazy-a2l-sort"))) ||
+	    (nfile && !(fidx = sl_scratch_map((size_t)fbytes, "symlazy-a2l-files"))))
+		{ ret = fail(why, whysz, -ENOMEM, "scratch memory: %s", strerror(errno)); goto out; }
+	fref = fidx ? fidx + nfile : NULL;
+	walk(m, t, secs, nsecs, c, &ncand, &nfile, fidx, NULL);
+	if (ncand)
+		qsort(c, (size_t)ncand, sizeof(*c), cand_cmp);
+	/* one function per (section, value): the first after the sort is the
+	 * one _bfd_elf_find_function picks among them */
+	for (uint64_t k = 0; k < ncand; k++)
+		if (!nf || c[k].sec != c[nf - 1].sec || c[k].off != c[nf - 1].off)
+			c[nf++] = c[k];
+	if (nfile)
+		memset(fref, 0, (size_t)nfile * 4);
+	for (uint32_t k = 0; k < nf; k++) {
+		Elf64_Sym s;
+		size_t len;
+
+		a2l_sym(m, t, c[k].order, &s);
+		len = strlen(a2l_sym_name(m, t, &s));
+		strs += str_bytes(len);
+		maxs = len > maxs ? (uint32_t)len : maxs;
+		if (c[k].file != A2L_NONE && !fref[c[k].file]) {
+			fref[c[k].file] = 1;
+			a2l_sym(m, t, fidx[c[k].file], &s);
+			len = strlen(a2l_sym_name(m, t, &s));
+			strs += str_bytes(len);
+			maxs = len > maxs ? (uint32_t)len : maxs;
+		}
+	}
+	if (strs > UINT32_MAX - 8)
+		{ ret = fail(why, whysz, -EFBIG, "more than 2^32 string bytes"); goto out; }
+	size = sizeof(*h) + (uint64_t)nsecs * sizeof(*secs) + (uint64_t)nf * sizeof(*funcs) + strs;
+	fd = backing(dirfd, (size_t)size, tmp, sizeof(tmp));
+	if (fd < 0)
+		{ ret = fail(why, whysz, fd, "table file: %s", strerror(-fd)); goto out; }
+	map = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		map = NULL;
+		ret = fail(why, whysz, -errno, "table file: %s", strerror(errno));
+		goto out;
+	}
+	h = (void *)map;
+	*h = hh;
+	memcpy(h->magic, A2L_MAGIC, 8);
+	h->version = A2L_VERSION;
+	h->hdr_size = sizeof(*h);
+	h->endian = A2L_ENDIAN;
+	h->file_size = size;
+	h->dev = (uint64_t)st->st_dev;
+	h->ino = (uint64_t)st->st_ino;
+	h->size = (uint64_t)st->st_size;
+	h->mtime_sec = st->st_mtim.tv_sec;
+	h->mtime_nsec = st->st_mtim.tv_nsec;
+	h->key = a2l_key(h->dev, h->ino, h->size, h->mtime_sec, h->mtime_nsec);
+	h->nsecs = nsecs;
+	h->nfuncs = nf;
+	h->max_str = maxs;
+	h->secs_off = sizeof(*h);
+	h->funcs_off = h->secs_off + (uint64_t)nsecs * sizeof(*secs);
+	h->strings_off = h->funcs_off + (uint64_t)nf * sizeof(*funcs);
+	h->strings_size = strs;
+	funcs = (void *)(map + h->funcs_off);
+	area = map + h->strings_off;
+	at = 0;
+	for (uint32_t i = 0, k = 0; i < nsecs; i++) {  /* c[] is sorted by section */
+		secs[i].first = k;
+		while (k < nf && c[k].sec == i)
+			k++;
+		secs[i].end = k;
+	}
+	for (uint32_t k = 0; k < nf; k++) {
+		Elf64_Sym s;
+		const char *n;
+		uint32_t fr = A2L_NONE;
+
+		if (c[k].file != A2L_NONE) {
+			if (fref[c[k].file] == 1) {     /* first use: store the name */
+				a2l_sym(m, t, fidx[c[k].file], &s);
+				n = a2l_sym_name(m, t, &s);
+				fref[c[k].file] = 2 + put_str(area, &at, n, strlen(n));
+			}
+			fr = fref[c[k].file] - 2;
+		}
+		a2l_sym(m, t, c[k].order, &s);
+		n = a2l_sym_name(m, t, &s);
+		funcs[k] = (struct a2l_func){ c[k].off, c[k].size, put_str(area, &at, n, strlen(n)), fr };
+	}
+	memcpy(map + h->secs_off, secs, (size_t)nsecs * sizeof(*secs));
+	h->checksum = symindex_checksum(map + 32, (size_t)size - 32);
+	mprotect(map, (size_t)size, PROT_READ);
+	if (tmp[0]) {
+		a2l_file_name(h->key, name, sizeof(name));
+		if (renameat(dirfd, tmp, dirfd, name) < 0)
+			unlinkat(dirfd, tmp, 0);
+		tmp[0] = '\0';
+	}
+	a2l_attach(out, map, (size_t)size);
+	map = NULL;
+	ret = 0;
+out:
+	if (map)
+		munmap(map, (size_t)size);
+	if (fd >= 0) {
+		if (tmp[0])
+			unlinkat(dirfd, tmp, 0);
+		close(fd);
+	}
+	if (c)
+		munmap(c, (size_t)cbytes);
+	if (fidx)
+		munmap(fidx, (size_t)fbytes);
+	free(secs);
+	return ret;
+}
+
+int a2l_build(const char *path, int fd, const struct stat *st, int dirfd, struct a2l_table *out, char *why,
+	      size_t whysz)
+{
+	struct a2l_img m;
+	struct a2l_tab t;
+	int r = a2l_img_open(&m, fd, (size_t)st->st_size);
+
+	if (r < 0) {
+		fail(why, whysz, r, "%s: %s", path,
+		     r == -ENOTSUP ? "not a 64-bit little-endian x86-64 executable or shared object" :
+		     r == -EINVAL ? "not an ELF file or corrupt section headers" : strerror(-r));
+		goto out;
+	}
+	r = a2l_canon_table(&m, &t);
+	if (r < 0) {
+		fail(why, whysz, r, "%s: symbol table not mirrored (%s)", path,
+		     r == -ENOTSUP ? "extended section indexes" : r == -EFBIG ? "too many symbols" :
+		     "bad size, entry size or string table");
+		goto out;
+	}
+	r = write_table(&m, &t, st, dirfd, out, why, whysz);
+out:
+	a2l_img_close(&m);
+	return r;
+}
+
+/* ---- addr2line.c lookup_symbol ---------------------------------------------- */
+
+/* bfd/bfd.c bfd_demangle(abfd, @name, DMGL_PARAMS | DMGL_ANSI) for x86-64
+ * ELF (no leading char) compared with @want: leading '.'/'$' kept aside,
+ * "@..." cut before cplus_demangle and put back after. */
+static int demangles_to(const char *name, const char *want)
+{
+	const char *pre = name, *suf;
+	char cut[4096], *res;
+	size_t pre_len, rl;
+	int eq;
+
+	while (*name == '.' || *name == '$')
+		name++;
+	pre_len = (size_t)(name - pre);
+	suf = strchr(name, '@');
+	if (suf) {
+		if ((size_t)(suf - name) >= sizeof(cut))
+			return 0;
+		memcpy(cut, name, (size_t)(suf - name));
+		cut[suf - name] = '\0';
+		name = cut;
+	}
+	res = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
+	if (!res)
+		return 0;
+	rl = strlen(res);
+	eq = !strncmp(want, pre, pre_len) && !strncmp(want + pre_len, res, rl) &&
+	     !strcmp(want + pre_len + rl, suf ? suf : "");
+	free(res);
+	return eq;
+}
+
+int a2l_lookup_symbol(const struct a2l_table *tb, const char *sym, uint64_t offset, uint64_t *pc)
+{
+	struct a2l_img m;
+	struct a2l_tab t;
+	struct stat st;
+	Elf64_Sym s;
+	int fd, found = 0;
+
+	fd = open(tb->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) < 0 || (uint64_t)st.st_dev != tb->h->dev || (uint64_t)st.st_ino != tb->h->ino ||
+	    (uint64_t)st.st_size != tb->h->size || st.st_mtim.tv_sec != tb->h->mtime_sec ||
+	    st.st_mtim.tv_nsec != tb->h->mtime_nsec || a2l_img_open(&m, fd, (size_t)st.st_size) < 0) {
+		close(fd);
+		a2l_img_close(&m);
+		return 0;
+	}
+	close(fd);
+	if (a2l_canon_table(&m, &t) < 0)
+		t.n = 0;
+	/* exact name, then demangled name: the first symbol in table order */
+	for (int pass = 0; pass < 2 && !found; pass++)
+		for (uint32_t i = 1; i < t.n && !found; i++) {
+			const char *n;
+
+			a2l_sym(&m, &t, i, &s);
+			n = a2l_sym_name(&m, &t, &s);
+			if (pass ? demangles_to(n, sym) : !strcmp(n, sym)) {
+				/* value + section vma: st_value; SHN_COMMON's value is st_size */
+				*pc = (s.st_shndx == SHN_COMMON || s.st_shndx == SHN_X86_64_LCOMMON_ ? s.st_size :
+				       s.st_value) + offset;
+				found = 1;
+			}
+		}
+	a2l_img_close(&m);
+	return found;
+}

@@ -1,0 +1,425 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests for srcline/ (a2l.h): GNU addr2line 2.40 answers from the
+ * symbol table. A shared object is linked at test time from two assembler
+ * files with STT_FILE symbols (locals after their file, globals after a
+ * file-after-symbol), a function with a nested one (the one-entry cache of
+ * _bfd_elf_find_function), aliases at one address with different sizes,
+ * types and bindings, zero-size symbols, an annobin-style hidden local
+ * marker, an object in .text, a local notype symbol in .data, .bss, a
+ * versioned .dynsym. Expected answers are written out here and, when
+ * /usr/bin/addr2line is there, every byte stream is also compared with it.
+ * Eligibility: -g, --strip-debug, --only-keep-debug + --add-gnu-debuglink,
+ * strip --strip-all (.dynsym only). Corrupt, truncated and foreign cache
+ * files are rebuilt; hostile ELF files are refused without a crash.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "index/cache.h"
+#include "srcline/a2l.h"
+
+static const char *asm_a =
+	"\t.file \"one.c\"\n"
+	"\t.text\n"
+	"\t.type lf,@function\nlf:\n\t.fill 16,1,0x90\n\t.size lf,16\n"
+	"\t.globl outer\n\t.type outer,@function\nouter:\n\t.fill 8,1,0x90\n"
+	"\t.globl inner\n\t.type inner,@function\ninner:\n\t.fill 8,1,0x90\n\t.size inner,8\n"
+	"\t.fill 16,1,0x90\n\t.size outer,32\n"
+	"\t.globl al_small\n\t.type al_small,@function\n"
+	"\t.globl al_big\n\t.type al_big,@function\n"
+	"\t.weak al_weak\n\t.type al_weak,@function\n"
+	"\t.type al_local,@function\n"
+	"al_small:\nal_big:\nal_weak:\nal_local:\n\t.fill 48,1,0x90\n"
+	"\t.size al_small,4\n\t.size al_big,32\n\t.size al_weak,32\n\t.size al_local,48\n"
+	"\t.globl zs\n\t.type zs,@function\nzs:\n\t.fill 8,1,0x90\n"
+	"\t.hidden anno\n\t.type anno,@notype\nanno:\n\t.fill 8,1,0x90\n"
+	"\t.type lnote,@notype\nlnote:\n\t.fill 8,1,0x90\n"
+	"\t.globl gobj\n\t.type gobj,@object\ngobj:\n\t.fill 8,1,0\n\t.size gobj,8\n"
+	"\t.globl vfn1\n\t.type vfn1,@function\nvfn1:\n\t.fill 8,1,0x90\n\t.size vfn1,8\n"
+	"\t.symver vfn1,vfn@VER_1\n"
+	"\t.globl vfn2\n\t.type vfn2,@function\nvfn2:\n\t.fill 8,1,0x90\n\t.size vfn2,8\n"
+	"\t.symver vfn2,vfn@@VER_2\n"
+	"\t.globl callsputs\n\t.type callsputs,@function\ncallsputs:\n\tjmp puts@PLT\n\t.size callsputs,5\n"
+	"\t.data\n\t.globl dvar\n\t.type dvar,@object\ndvar:\n\t.quad 1\n\t.size dvar,8\n"
+	"\t.type dnote,@notype\ndnote:\n\t.quad 2\n"
+	"\t.bss\n\t.globl bvar\n\t.type bvar,@object\nbvar:\n\t.zero 64\n\t.size bvar,64\n"
+	"\t.section .note.GNU-stack,\"\",@progbits\n";
+
+static const char *asm_b =
+	"\t.file \"two.c\"\n"
+	"\t.text\n"
+	"\t.type lf2,@function\nlf2:\n\t.fill 12,1,0x90\n\t.size lf2,12\n"
+	"\t.globl f3\n\t.type f3,@function\nf3:\n\tcall lf2\n\tret\n\t.size f3,6\n"
+	"\t.section .note.GNU-stack,\"\",@progbits\n";
+
+static const char *c_src = "int gcount;\nint dbgfn(int x) { return x * 3 + gcount; }\n"
+			   "static int sfn(int x) { return x + 1; }\nint (*keep)(int) = sfn;\n";
+
+static const char *vscript = "VER_1 { global: vfn; outer; inner; al_small; al_big; al_weak; zs; gobj; "
+			     "callsputs; dvar; bvar; f3; local: *; };\nVER_2 { global: vfn; } VER_1;\n";
+
+static char dir[64], so[128], cache[128];
+static int have_binutils;
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int sh(const char *fmt, ...)
+{
+	char cmd[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return system(cmd);
+}
+
+static void put(const char *name, const char *text)
+{
+	char p[160];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	f = fopen(p, "w");
+	fputs(text, f);
+	fclose(f);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/symlazy-a2l-XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	put("a.s", asm_a);
+	put("b.s", asm_b);
+	put("c.c", c_src);
+	put("v.map", vscript);
+	snprintf(so, sizeof(so), "%s/libt.so", dir);
+	snprintf(cache, sizeof(cache), "%s/cache", dir);
+	elf_version(EV_CURRENT);
+	have_binutils = access("/usr/bin/addr2line", X_OK) == 0 &&
+			!sh("/usr/bin/addr2line --version 2>/dev/null | head -1 | grep -q ' 2\\.40$'");
+	return sh("cd %s && cc -c a.s b.s && cc -shared -Wl,--build-id -Wl,--version-script=v.map -o libt.so a.o b.o"
+		  " && cc -shared -fPIC -g -O1 -o libg.so c.c && cp libg.so libnodebug.so && strip --strip-debug libnodebug.so"
+		  " && cp libt.so libdyn.so && strip --strip-all libdyn.so"
+		  " && cp libg.so liblink.so && objcopy --only-keep-debug liblink.so liblink.dbg"
+		  " && strip --strip-debug liblink.so && objcopy --add-gnu-debuglink=liblink.dbg liblink.so",
+		  dir) ? -1 : 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	sh("rm -rf %s", dir);
+	return 0;
+}
+
+/* st_value of the first symbol @name in .symtab (else .dynsym) of @path. */
+static uint64_t addr_of(const char *path, const char *name)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	uint64_t v = 0;
+	int found = 0;
+
+	for (int pass = 0; pass < 2 && !found; pass++) {
+		Elf_Scn *scn = NULL;
+
+		while (!found && (scn = elf_nextscn(e, scn)) != NULL) {
+			GElf_Shdr s;
+			Elf_Data *d;
+
+			gelf_getshdr(scn, &s);
+			if (s.sh_type != (pass ? SHT_DYNSYM : SHT_SYMTAB) || !(d = elf_getdata(scn, NULL)))
+				continue;
+			for (size_t i = 1; i < s.sh_size / s.sh_entsize && !found; i++) {
+				GElf_Sym sym;
+				const char *nm;
+
+				gelf_getsym(d, (int)i, &sym);
+				nm = elf_strptr(e, s.sh_link, sym.st_name);
+				if (nm && !strcmp(nm, name)) {
+					v = sym.st_value;
+					found = 1;
+				}
+			}
+		}
+	}
+	elf_end(e);
+	close(fd);
+	assert_true(found);
+	return v;
+}
+
+/* Run a2l_serve on @input and, with binutils, addr2line; compare; the
+ * a2l_serve bytes into @out (@n). */
+static void serve(const char *path, const char *input, int with_addresses, char *out, size_t n)
+{
+	char in_p[160], got_p[160], ref_p[160];
+	struct a2l_table t;
+	char why[256];
+	int in, o;
+	ssize_t k;
+
+	snprintf(in_p, sizeof(in_p), "%s/in", dir);
+	snprintf(got_p, sizeof(got_p), "%s/got", dir);
+	snprintf(ref_p, sizeof(ref_p), "%s/ref", dir);
+	put("in", input);
+	assert_int_equal(a2l_open(path, -1, &t, why, sizeof(why)), 0);
+	in = open(in_p, O_RDONLY);
+	o = open(got_p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_int_equal(a2l_serve(in, o, &t, with_addresses), 0);
+	close(in);
+	close(o);
+	a2l_close(&t);
+	o = open(got_p, O_RDONLY);
+	k = read(o, out, n - 1);
+	close(o);
+	assert_true(k >= 0);
+	out[k] = '\0';
+	if (have_binutils) {
+		assert_int_equal(sh("/usr/bin/addr2line -e %s %s-i -f < %s > %s", path, with_addresses ? "-a " : "",
+				    in_p, ref_p), 0);
+		if (sh("cmp -s %s %s", ref_p, got_p)) {
+			sh("diff %s %s | head -20 >&2", ref_p, got_p);
+			fail_msg("a2l_serve differs from addr2line for %s", path);
+		}
+	}
+}
+
+static void q(char *buf, size_t n, uint64_t a)
+{
+	size_t l = strlen(buf);
+
+	snprintf(buf + l, n - l, "%016llx\n,\n", (unsigned long long)a);
+}
+
+static void test_eligible(void **state)
+{
+	char p[160], why[512];
+
+	(void)state;
+	assert_int_equal(a2l_eligible(so, why, sizeof(why)), 1);
+	snprintf(p, sizeof(p), "%s/libg.so", dir);
+	assert_int_equal(a2l_eligible(p, why, sizeof(why)), 0);
+	assert_non_null(strstr(why, ".debug_"));
+	snprintf(p, sizeof(p), "%s/libnodebug.so", dir);
+	assert_int_equal(a2l_eligible(p, why, sizeof(why)), 1);
+	snprintf(p, sizeof(p), "%s/libdyn.so", dir);
+	assert_int_equal(a2l_eligible(p, why, sizeof(why)), 1);
+	/* .gnu_debuglink to a file beside it: binutils follows it */
+	snprintf(p, sizeof(p), "%s/liblink.so", dir);
+	assert_int_equal(a2l_eligible(p, why, sizeof(why)), 0);
+	assert_non_null(strstr(why, "liblink.dbg"));
+	sh("mv %s/liblink.dbg %s/liblink.dbg.away", dir, dir);
+	assert_int_equal(a2l_eligible(p, why, sizeof(why)), 1);
+	/* ... or in its .debug/ */
+	sh("mkdir -p %s/.debug && mv %s/liblink.dbg.away %s/.debug/liblink.dbg", dir, dir, dir);
+	assert_int_equal(a2l_eligible(p, why, sizeof(why)), 0);
+	/* not ELF, missing, a directory */
+	snprintf(p, sizeof(p), "%s/a.s", dir);
+	assert_int_equal(a2l_eligible(p, why, sizeof(why)), 0);
+	assert_int_equal(a2l_eligible("/nonexistent/x.so", why, sizeof(why)), 0);
+	assert_int_equal(a2l_eligible(dir, why, sizeof(why)), 0);
+}
+
+static void test_answers(void **state)
+{
+	char in[8192] = "", out[16384];
+	uint64_t outer = addr_of(so, "outer"), al = addr_of(so, "al_big"), zs = addr_of(so, "zs");
+	uint64_t anno = addr_of(so, "anno"), gobj = addr_of(so, "gobj"), lf = addr_of(so, "lf");
+	uint64_t dnote = addr_of(so, "dnote"), bvar = addr_of(so, "bvar"), f3 = addr_of(so, "f3");
+	uint64_t vfn1 = addr_of(so, "vfn1");
+
+	(void)state;
+	q(in, sizeof(in), outer + 10);  /* fresh: the nested inner */
+	q(in, sizeof(in), outer + 2);   /* outer, cached with its size 32 */
+	q(in, sizeof(in), outer + 10);  /* the cache answers: outer */
+	q(in, sizeof(in), al + 2);      /* aliases: the largest size, then the first: al_local (48) */
+	q(in, sizeof(in), zs + 3);      /* zero size: still the nearest start */
+	q(in, sizeof(in), anno + 1);    /* hidden local zero-size notype: skipped, zs */
+	q(in, sizeof(in), gobj + 1);    /* an object: skipped, lnote */
+	q(in, sizeof(in), lf + 1);      /* a local after FILE one.c */
+	q(in, sizeof(in), f3 + 1);      /* a global after a file-after-symbol: no file */
+	q(in, sizeof(in), dnote);       /* .data: the local notype */
+	q(in, sizeof(in), bvar + 8);    /* .bss: an object only */
+	q(in, sizeof(in), vfn1);        /* versioned: no @VER in 2.40 */
+	q(in, sizeof(in), 0);
+	q(in, sizeof(in), 0xffffffffffffffffull);
+	serve(so, in, 0, out, sizeof(out));
+	assert_string_equal(out,
+			    "inner\n??:?\n??\n??:0\n"
+			    "outer\n??:?\n??\n??:0\n"
+			    "outer\n??:?\n??\n??:0\n"
+			    "al_local\none.c:?\n??\n??:0\n"
+			    "zs\n??:?\n??\n??:0\n"
+			    "zs\n??:?\n??\n??:0\n"
+			    "lnote\none.c:?\n??\n??:0\n"
+			    "lf\none.c:?\n??\n??:0\n"
+			    "f3\n??:?\n??\n??:0\n"
+			    "dnote\none.c:?\n??\n??:0\n"
+			    "??\n??:0\n??\n??:0\n"
+			    "vfn1\n:?\n??\n??:0\n"   /* forced local by the version script: after ld's empty STT_FILE */
+			    "??\n??:0\n??\n??:0\n"
+			    "??\n??:0\n??\n??:0\n");
+	in[0] = '\0';
+	q(in, sizeof(in), outer + 1);
+	serve(so, in, 1, out, sizeof(out));
+	{
+		char want[256];
+
+		snprintf(want, sizeof(want), "0x%016llx\nouter\n??:?\n0x0000000000000000\n??\n??:0\n",
+			 (unsigned long long)(outer + 1));
+		assert_string_equal(out, want);
+	}
+}
+
+static void test_dynsym_only(void **state)
+{
+	char p[160], in[4096] = "", out[8192];
+	uint64_t outer = addr_of(so, "outer"), vfn2 = addr_of(so, "vfn2"), lf = addr_of(so, "lf");
+
+	(void)state;
+	snprintf(p, sizeof(p), "%s/libdyn.so", dir);
+	q(in, sizeof(in), outer + 12);
+	q(in, sizeof(in), vfn2 + 1);    /* vfn@@VER_2: printed "vfn" */
+	q(in, sizeof(in), lf + 1);      /* a local: not in .dynsym; the nearest before it, or none */
+	serve(p, in, 0, out, sizeof(out));
+	assert_non_null(strstr(out, "inner\n??:?\n"));
+	assert_non_null(strstr(out, "vfn\n??:?\n"));
+	assert_null(strstr(out, "@"));
+}
+
+static void test_lines(void **state)
+{
+	char in[4096], out[16384];
+	uint64_t outer = addr_of(so, "outer");
+
+	(void)state;
+	/* fgets pieces of 99 bytes, blanks, 0x prefixes, hex letters, symbols,
+	 * symbol+offset, no final newline */
+	snprintf(in, sizeof(in),
+		 "%0120llx\n  0x%llx\n\n%llX\nouter\nouter+0x3\n  outer + 4\nouter+\n+5\n-1\nzz\nabc+1\n,\n"
+		 "f3\ninner\n%llx",
+		 (unsigned long long)outer, (unsigned long long)outer + 1, (unsigned long long)outer + 2,
+		 (unsigned long long)outer + 3);
+	serve(so, in, 1, out, sizeof(out));
+	assert_non_null(strstr(out, "outer\n??:?\n"));
+}
+
+static void test_cache_files(void **state)
+{
+	struct a2l_table t;
+	char why[256], name[64], p[256], out[512];
+	struct stat st;
+	int dfd, fd;
+	struct sl_why w = { 0 };
+	uint64_t outer = addr_of(so, "outer");
+	char line[64];
+	size_t n;
+
+	(void)state;
+	dfd = sl_cache_dir_open(cache, &w);
+	assert_true(dfd >= 0);
+	assert_int_equal(a2l_open(so, dfd, &t, why, sizeof(why)), 0);
+	assert_int_equal(t.from_cache, 0);
+	a2l_close(&t);
+	assert_int_equal(a2l_open(so, dfd, &t, why, sizeof(why)), 0);
+	assert_int_equal(t.from_cache, 1);
+	snprintf(line, sizeof(line), "%016llx\n", (unsigned long long)outer);
+	n = a2l_answer(&t, line, strlen(line), 0, out, sizeof(out));
+	assert_int_equal(n, strlen("outer\n??:?\n"));
+	assert_memory_equal(out, "outer\n??:?\n", n);
+	/* a short @out: the full count, only outsz bytes written */
+	assert_int_equal(a2l_answer(&t, line, strlen(line), 0, out, 3), n);
+	a2l_close(&t);
+	stat(so, &st);
+	a2l_file_name(a2l_key((uint64_t)st.st_dev, (uint64_t)st.st_ino, (uint64_t)st.st_size, st.st_mtim.tv_sec,
+			      st.st_mtim.tv_nsec), name, sizeof(name));
+	snprintf(p, sizeof(p), "%s/%s", cache, name);
+	/* every single-byte corruption of the header and a few of the body:
+	 * rebuilt, never trusted */
+	for (off_t off = 0; off < 400; off += 7) {
+		unsigned char b;
+
+		fd = open(p, O_RDWR);
+		if (fd < 0)
+			break;
+		if (pread(fd, &b, 1, off) != 1) {
+			close(fd);
+			break;
+		}
+		b ^= 0x41;
+		assert_int_equal(pwrite(fd, &b, 1, off), 1);
+		close(fd);
+		assert_int_equal(a2l_open(so, dfd, &t, why, sizeof(why)), 0);
+		assert_int_equal(t.from_cache, 0);
+		n = a2l_answer(&t, line, strlen(line), 0, out, sizeof(out));
+		assert_memory_equal(out, "outer\n??:?\n", n);
+		a2l_close(&t);
+	}
+	/* truncated, then garbage */
+	assert_int_equal(truncate(p, 100), 0);
+	assert_int_equal(a2l_open(so, dfd, &t, why, sizeof(why)), 0);
+	assert_int_equal(t.from_cache, 0);
+	a2l_close(&t);
+	sh("head -c 5000 /dev/urandom > %s", p);
+	assert_int_equal(a2l_open(so, dfd, &t, why, sizeof(why)), 0);
+	assert_int_equal(t.from_cache, 0);
+	a2l_close(&t);
+	close(dfd);
+}
+
+static void test_hostile(void **state)
+{
+	struct a2l_table t;
+	char why[256], p[160];
+
+	(void)state;
+	snprintf(p, sizeof(p), "%s/trunc.so", dir);
+	for (int cut = 0; cut < 20000; cut += 997) {
+		sh("head -c %d %s > %s", cut, so, p);
+		if (a2l_open(p, -1, &t, why, sizeof(why)) == 0) {
+			char out[512];
+
+			a2l_answer(&t, "1000\n", 5, 1, out, sizeof(out));
+			a2l_close(&t);
+		} else {
+			assert_true(why[0] != '\0');
+		}
+		a2l_eligible(p, why, sizeof(why));
+	}
+	/* random bytes after a valid ELF header */
+	sh("head -c 64 %s > %s && head -c 4096 /dev/urandom >> %s", so, p, p);
+	if (a2l_open(p, -1, &t, why, sizeof(why)) == 0)
+		a2l_close(&t);
+	assert_int_equal(a2l_open("/nonexistent", -1, &t, why, sizeof(why)), -ENOENT);
+	snprintf(p, sizeof(p), "%s/a.s", dir);
+	assert_int_equal(a2l_open(p, -1, &t, why, sizeof(why)), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_eligible),
+		cmocka_unit_test(test_answers),
+		cmocka_unit_test(test_dynsym_only),
+		cmocka_unit_test(test_lines),
+		cmocka_unit_test(test_cache_files),
+		cmocka_unit_test(test_hostile),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
