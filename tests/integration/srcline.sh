@@ -7,9 +7,11 @@
 # information (nor a debug file binutils would find) is served in-process
 # from the symbol table; any other runs the real addr2line.
 # Programs (tests/corpus/cxx.cpp, C++ with libstdc++, built without frame
-# pointers): "nodbg" without -g (served), "dbg" with -g (the real addr2line),
-# "debuglink" stripped with a .gnu_debuglink file beside it (the real
-# addr2line: binutils follows the link). Each recorded with --call-graph
+# pointers): "nodbg" without -g (served), and with debug information (the
+# real addr2line): "dbg" (-g, DWARF 5), "debuglink" (stripped, a
+# .gnu_debuglink file beside it: binutils follows the link), "dwarf4",
+# "zlib" and "zstd" (compressed .debug_* sections), "split" (-gsplit-dwarf),
+# "rust" (tests/corpus/rust.rs, -C debuginfo=2). Each recorded with --call-graph
 # dwarf by the perf under test (perf 6.1 = this host's perf; 6.12 from
 # scripts/build-perf612.sh, cached; SKIP when it cannot be built).
 # Checks per perf version and program, stock vs LD_PRELOAD=build/libsymlazy.so:
@@ -17,7 +19,7 @@
 #                       "# (Tip: ...)" line removed) for perf script (inline
 #                       frames, its default), perf script -F +srcline, perf
 #                       report --stdio --inline -g, perf report --stdio
-#                       --sort srcline;
+#                       --sort srcline, perf annotate --stdio (nodbg, dbg);
 #   <v>/<prog>/children the stats' "a2l" object (SYMLAZY_STATS) of perf
 #                       script: the program's DSO served (nodbg) or run by
 #                       addr2line with reason a2l_debug_info (dbg, debuglink);
@@ -67,14 +69,31 @@ export HOME=$B/home XDG_CACHE_HOME=$B/xdg
 
 # ---- programs --------------------------------------------------------------
 CXXF="-O2 -fomit-frame-pointer -I$ROOT/tests/corpus"
-c++ $CXXF -o "$B/bin/nodbg" "$ROOT/tests/corpus/cxx.cpp" 2>"$B/build.log" &&
-	c++ $CXXF -g -o "$B/bin/dbg" "$ROOT/tests/corpus/cxx.cpp" 2>>"$B/build.log" &&
-	c++ $CXXF -g -o "$B/bin/debuglink" "$ROOT/tests/corpus/cxx.cpp" 2>>"$B/build.log" &&
+CXXS=$ROOT/tests/corpus/cxx.cpp
+c++ $CXXF -o "$B/bin/nodbg" "$CXXS" 2>"$B/build.log" &&
+	c++ $CXXF -g -o "$B/bin/dbg" "$CXXS" 2>>"$B/build.log" &&
+	c++ $CXXF -g -o "$B/bin/debuglink" "$CXXS" 2>>"$B/build.log" &&
 	objcopy --only-keep-debug "$B/bin/debuglink" "$B/bin/debuglink.debug" &&
 	strip --strip-debug "$B/bin/debuglink" &&
-	(cd "$B/bin" && objcopy --add-gnu-debuglink=debuglink.debug debuglink) ||
+	(cd "$B/bin" && objcopy --add-gnu-debuglink=debuglink.debug debuglink) &&
+	c++ $CXXF -g -gdwarf-4 -o "$B/bin/dwarf4" "$CXXS" 2>>"$B/build.log" &&
+	c++ $CXXF -g -gz=zlib -o "$B/bin/zlib" "$CXXS" 2>>"$B/build.log" &&
+	c++ $CXXF -g -o "$B/bin/zstd" "$CXXS" 2>>"$B/build.log" &&
+	objcopy --compress-debug-sections=zstd "$B/bin/zstd" &&
+	(cd "$B/bin" && c++ $CXXF -g -gsplit-dwarf -o split "$CXXS" 2>>"$B/build.log") ||
 	{ fail "setup: build: $(tail -3 "$B/build.log")"; exit 1; }
-PROGS="nodbg dbg debuglink"
+# nodbg: no debug information (served by perf 6.1's child); dbg: DWARF 5;
+# debuglink: stripped, debug file beside it; dwarf4; zlib/zstd: compressed
+# .debug_* (SHF_COMPRESSED); split: -gsplit-dwarf (.dwo files beside it);
+# rust: rustc -C debuginfo=2
+PROGS="nodbg dbg debuglink dwarf4 zlib zstd split"
+if command -v rustc >/dev/null 2>&1 && rustc --version >/dev/null 2>&1 &&
+	rustc -C opt-level=1 -C debuginfo=2 -C link-arg=-Wl,--build-id -o "$B/bin/rust" \
+		"$ROOT/tests/corpus/rust.rs" 2>>"$B/build.log"; then
+	PROGS="$PROGS rust"
+else
+	skip "rust: rustc not available"
+fi
 
 # a2l VERDICT-FILE PROG: "<mode of PROG's DSO>[:<reason_code>] served=N addr2line=M noinfo=K"
 # (perf names the DSO by its build-id cache path or its debug file: matched by
@@ -133,11 +152,12 @@ for pv in $PERFS; do
 		same "$V" "$p" srcline script -F +srcline -i "$D"
 		same "$V" "$p" report-inline report --stdio --inline -g -i "$D"
 		same "$V" "$p" sort-srcline report --stdio --sort srcline -i "$D"
+		case $p in nodbg | dbg) same "$V" "$p" annotate annotate --stdio -i "$D" ;; esac
 		st=$(a2l "$B/out/$V/$p.script.json" "$p")
 		case $V/$p in
 		6.1/nodbg) want="served" ;;
-		*/dbg | */debuglink) want="addr2line:a2l_debug_info" ;;
-		*) want="none" ;;    # 6.12 nodbg: no .debug_line in the DSO perf names: no child
+		*/nodbg) want="none" ;;    # 6.12: no .debug_line in the DSO perf names: no child
+		*) want="addr2line:a2l_debug_info" ;;
 		esac
 		case $st in
 		"$want "*) pass "$V/$p/children: $st" ;;
