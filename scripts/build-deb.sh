@@ -16,12 +16,13 @@
 # VERSION: `git describe --tags` without a leading "v" when the clone has a
 # tag, else 0~gitYYYYMMDD.HASH of HEAD (commit date, 7-hex hash), as
 # Debian's snapshot versions; SYMLAZY_DEB_VERSION replaces it.
+# SYMLAZY_DEB_OUT replaces build/deb (tests/integration/container.sh).
 # Prints the two .deb paths. Needs dpkg-dev (dpkg-architecture,
 # dpkg-shlibdeps) and fakeroot or root.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=$ROOT/build
-OUT=$B/deb
+OUT=${SYMLAZY_DEB_OUT:-$B/deb}
 die() { echo "build-deb: $*" >&2; exit 1; }
 
 for t in dpkg-deb dpkg-architecture dpkg-shlibdeps; do
