@@ -25,8 +25,20 @@
 # INFO lines give peak RssAnon stock vs shim (build/bin/peakrss in the root);
 # nothing asserts on memory or time. Prints PASS:/FAIL:/SKIP:/INFO: lines;
 # SKIP (exit 0) with the reason when the root cannot be built or entered.
+# With --markdown (make doc-tables, doc/measurements.md) the lines go to
+# build/container.log and only the table is printed, as Markdown.
 # Env: SYMLAZY_ROOT, SYMLAZY_SO.
 set -u
+if [ "${1:-}" = --markdown ]; then
+	R=$(cd "$(dirname "$0")/../.." && pwd)
+	sh "$0" >"$R/build/container.log" 2>&1
+	rc=$?
+	echo "| tool, case | version | output == stock | lazy / index | peak RssAnon MiB stock / symlazy |"
+	echo "|---|---|---|---|---:|"
+	sed -n 's/^INFO: container\/table: //p' "$R/build/container.log" |
+		awk -F' [|] ' '{ sub(/ MiB$/, "", $5); printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5 }'
+	exit $rc
+fi
 ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 SO=${SYMLAZY_SO:-$ROOT/build/libsymlazy.so}
 PY=/usr/bin/python3
@@ -185,6 +197,7 @@ if [ -s "$W/fixture.data" ] && [ -s "$W/out/fixture-script.stock" ]; then
 			fail "cgroup-64M: symlazy exit $rl; $(cmp "$W/out/cg-shim.out" "$W/out/fixture-script.stock" 2>&1 | head -1)"
 		fi
 		info "cgroup-64M: cgroup peak stock ${ps:-?} KiB (killed), symlazy ${pl:-?} KiB"
+		row "perf script, fixture, 64 MiB cgroup|${ver#perf version }|stock exit $rs, symlazy exit $rl $(cmp -s "$W/out/cg-shim.out" "$W/out/fixture-script.stock" && echo identical)|$(lazy_of "$W/out/cg-shim.json" | cut -d, -f1)|cgroup $(mib "$ps")|$(mib "$pl")"
 	fi
 fi
 
