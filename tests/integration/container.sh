@@ -312,6 +312,23 @@ else
 	fi
 	grep -q RLIMIT_MEMLOCK "$W/out/bt.stock.err" &&
 		info "bpftrace-ustack: bpftrace could not raise RLIMIT_MEMLOCK in the root (the kernel charges BPF memory to the memory cgroup, so it loads anyway)"
+	# a libbcc of a version no model mirrors (the same library under the
+	# file name of 0.99.0) passes through untouched: no cache answered,
+	# the same stack
+	mkdir -p "$W/bcc099"
+	cp "$TRX/usr/lib/x86_64-linux-gnu/libbcc_bpf.so.0.31.0" "$W/bcc099/libbcc_bpf.so.0.99.0" &&
+		ln -sf libbcc_bpf.so.0.99.0 "$W/bcc099/libbcc_bpf.so.0"
+	bt unknown LD_LIBRARY_PATH=/work/bcc099 LD_PRELOAD=/symlazy/libsymlazy.so SYMLAZY_VERBOSE=1 \
+		SYMLAZY_STATS=/work/out/bt.unknown.json SYMLAZY_CACHE_DIR=/work/cache
+	# the stats have a "bcc" object only when a cache was tracked
+	btu=$(grep -c '"bcc":{' "$W/out/bt.unknown.json" 2>/dev/null)
+	if [ -s "$W/out/bt.unknown.json" ] && [ "$btu" = 0 ] &&
+		grep -q 'libbcc 0.99.0 is not 0.26 or 0.31' "$W/out/bt.unknown.err" &&
+		grep -q apply_twice "$W/out/bt.unknown" && cmp -s "$W/out/bt.stock.keys" "$W/out/bt.unknown.keys"; then
+		pass "bpftrace-unknown-libbcc: libbcc_bpf.so.0.99.0 is recognised as unknown and passes through (no cache tracked), @[ustack] keys identical"
+	else
+		fail "bpftrace-unknown-libbcc: bcc objects in the stats=${btu:-none}; $(grep symlazy "$W/out/bt.unknown.err" | head -2) $(diff "$W/out/bt.stock.keys" "$W/out/bt.unknown.keys" 2>&1 | head -3)"
+	fi
 	info "bpftrace-ustack: peak RssAnon stock $(mib "$(anon "$W/out/bt.stock.rss")") MiB, symlazy $(mib "$(anon "$W/out/bt.shim.rss")") MiB"
 	row "bpftrace @[ustack]|${bt_ver#bpftrace }|$_same|answered ${bta:-0}|$(mib "$(anon "$W/out/bt.stock.rss")")|$(mib "$(anon "$W/out/bt.shim.rss")")"
 fi
