@@ -6,7 +6,8 @@
 # Debian 13's own tools against stock:
 #   perf     linux-perf 6.12.x: perf script and perf report --stdio of a g++
 #            -O2 frame-pointer program (tests/corpus/cxx.cpp, built in the
-#            root) and of the 500k-symbol fixture (scripts/build-fixture.sh);
+#            root), of rustc -O compiling a small program, and of the
+#            500k-symbol fixture (scripts/build-fixture.sh);
 #            identical, lazy on (SYMLAZY_STATS)
 #   cgroup   perf script of the fixture in a 64 MiB cgroup v2 memory.max
 #            (scripts/cgroup-run.sh): stock killed, symlazy identical
@@ -14,8 +15,10 @@
 #            a stopped process; identical, lookups answered from the index
 #   bcc      0.31: Python's BPF.sym (ctypes) of the running program's symbol
 #            addresses, identical; needs no BPF, only libbcc
-#   bpftrace 0.23: @[ustack] of a uprobe (SYMLAZY_BPF=1: bpffs, tracefs,
-#            ulimit -l); identical, the symcache answered from the index
+#   bpftrace 0.23: @[ustack] of a uprobe in the g++ program and in the
+#            fixture (SYMLAZY_BPF=1: bpffs, tracefs, ulimit -l); identical,
+#            the symcache answered from the index; a libbcc of an unknown
+#            version (the same file named 0.99.0) passes through
 #   deb      the packages of scripts/build-deb.sh installed with dpkg -i in
 #            a throwaway overlayfs view of the root (the cached root stays as
 #            built): LD_PRELOAD=/usr/lib/MULTIARCH/libsymlazy.so perf script
@@ -33,6 +36,8 @@ if [ "${1:-}" = --markdown ]; then
 	R=$(cd "$(dirname "$0")/../.." && pwd)
 	sh "$0" >"$R/build/container.log" 2>&1
 	rc=$?
+	echo "\`sh tests/integration/container.sh --markdown\`, $(date -u +%Y-%m-%d), Debian 13 root ($(sed -n 's/^INFO: container\/root: //p' "$R/build/container.log")):"
+	echo
 	echo "| tool, case | version | output == stock | lazy / index | peak RssAnon MiB stock / symlazy |"
 	echo "|---|---|---|---|---:|"
 	sed -n 's/^INFO: container\/table: //p' "$R/build/container.log" |
@@ -163,6 +168,19 @@ if rec cxx -g -- /work/cxx 1; then
 	cmpp cxx-script script -i /work/cxx.data
 	cmpp cxx-report report --stdio -i /work/cxx.data
 fi
+# rustc -O compiling a small program: librustc_driver's symbols (fp)
+cat >"$W/hello.rs" <<'RS'
+use std::collections::HashMap;
+fn main() {
+    let mut m: HashMap<String, Vec<u64>> = HashMap::new();
+    for i in 0..1000u64 { m.entry(format!("k{}", i % 97)).or_default().push(i * i); }
+    println!("{}", m.len());
+}
+RS
+if rec rustc -g -- rustc -O -o /work/hello /work/hello.rs; then
+	cmpp rustc-script script -i /work/rustc.data
+	cmpp rustc-report report --stdio -i /work/rustc.data
+fi
 if rec fixture -g -- "$FIX/main" 1; then
 	cmpp fixture-script script -i /work/fixture.data
 	cmpp fixture-report report --stdio -i /work/fixture.data
@@ -288,17 +306,21 @@ elif [ -z "$fn" ]; then
 	fail "bpftrace-ustack: no apply_twice symbol in /work/cxx"
 else
 	# the program stays alive while bpftrace prints (at exit, after 1 s), so
-	# its stack is resolved from /proc/PID/maps; the count varies between
-	# runs, the keys (the stack) do not
-	bt() { # stock|shim ENV...
+	# its stack is resolved from /proc/PID/maps; the counts vary between
+	# runs, the keys (the stacks) do not
+	bt() { # NAME ENV...: bpftrace on $bt_exe (run with $bt_arg) at function $bt_fn
 		_m=$1
 		shift
-		SYMLAZY_BPF=1 inr sh -c 'f=$1; shift; /work/cxx 6 >/dev/null & p=$!; sleep 0.3
+		SYMLAZY_BPF=1 inr sh -c 'e=$1 a=$2 f=$3; shift 3; $e $a >/dev/null & p=$!; sleep 0.3
 			exec /symlazy/peakrss -o /work/out/bt.$0.rss env "$@" bpftrace -e \
-				"uprobe:/work/cxx:$f /pid == $p/ { @[ustack] = count(); } interval:s:1 { exit(); }"' \
-			"$_m" "$fn" "$@" >"$W/out/bt.$_m" 2>"$W/out/bt.$_m.err"
-		sed 's/^\(\]: \)[0-9]*$/\1N/' "$W/out/bt.$_m" >"$W/out/bt.$_m.keys"
+				"uprobe:$e:$f /pid == $p/ { @[ustack] = count(); } interval:s:1 { exit(); }"' \
+			"$_m" "$bt_exe" "$bt_arg" "$bt_fn" "$@" >"$W/out/bt.$_m" 2>"$W/out/bt.$_m.err"
+		# the keys: one line per stack (frames joined), sorted; bpftrace
+		# prints the map by count, which varies between runs
+		awk '/^@\[/ { k = ""; on = 1; next } on && /^\]: / { print k; on = 0; next }
+			on { sub(/^ +/, ""); k = k ";" $0 }' "$W/out/bt.$_m" | LC_ALL=C sort >"$W/out/bt.$_m.keys"
 	}
+	bt_exe=/work/cxx bt_arg=6 bt_fn=$fn
 	bt stock
 	bt shim LD_PRELOAD=/symlazy/libsymlazy.so SYMLAZY_STATS=/work/out/bt.json SYMLAZY_CACHE_DIR=/work/cache
 	bta=$(sed -n 's/.*"bcc":{"caches":[0-9]*,"answered":\([0-9]*\).*/\1/p' "$W/out/bt.json" 2>/dev/null)
@@ -330,7 +352,22 @@ else
 		fail "bpftrace-unknown-libbcc: bcc objects in the stats=${btu:-none}; $(grep symlazy "$W/out/bt.unknown.err" | head -2) $(diff "$W/out/bt.stock.keys" "$W/out/bt.unknown.keys" 2>&1 | head -3)"
 	fi
 	info "bpftrace-ustack: peak RssAnon stock $(mib "$(anon "$W/out/bt.stock.rss")") MiB, symlazy $(mib "$(anon "$W/out/bt.shim.rss")") MiB"
-	row "bpftrace @[ustack]|${bt_ver#bpftrace }|$_same|answered ${bta:-0}|$(mib "$(anon "$W/out/bt.stock.rss")")|$(mib "$(anon "$W/out/bt.shim.rss")")"
+	row "bpftrace @[ustack] (cxx)|${bt_ver#bpftrace }|$_same|answered ${bta:-0}|$(mib "$(anon "$W/out/bt.stock.rss")")|$(mib "$(anon "$W/out/bt.shim.rss")")"
+	# the 500k-symbol fixture: stock libbcc loads every symbol of main and
+	# libbigshared.so into its cache (core/model/bcc026.c: 272 bytes each)
+	bt_exe=$FIX/main bt_arg=8 bt_fn=$(awk '$1 == "big" && $2 ~ /^[_A-Za-z0-9]+$/ { print $2; exit }' "$FIX/hot.txt")
+	bt fix.stock
+	bt fix.shim LD_PRELOAD=/symlazy/libsymlazy.so SYMLAZY_STATS=/work/out/bt.fix.json SYMLAZY_CACHE_DIR=/work/cache
+	bfa=$(sed -n 's/.*"bcc":{"caches":[0-9]*,"answered":\([0-9]*\).*/\1/p' "$W/out/bt.fix.json" 2>/dev/null)
+	_same=no
+	cmp -s "$W/out/bt.fix.stock.keys" "$W/out/bt.fix.shim.keys" && _same=identical
+	if grep -q '^ *main+' "$W/out/bt.fix.stock" && [ "$_same" = identical ] && [ "${bfa:-0}" -gt 0 ]; then
+		pass "bpftrace-ustack-fixture: @[ustack] keys identical ($(wc -l <"$W/out/bt.fix.stock.keys") stacks), ${bfa} symcache lookups answered from the index"
+	else
+		fail "bpftrace-ustack-fixture: answered=${bfa:-none}; $(grep -v RLIMIT_MEMLOCK "$W/out/bt.fix.shim.err" | head -2) $(diff "$W/out/bt.fix.stock.keys" "$W/out/bt.fix.shim.keys" 2>&1 | head -4)"
+	fi
+	info "bpftrace-ustack-fixture: peak RssAnon stock $(mib "$(anon "$W/out/bt.fix.stock.rss")") MiB, symlazy $(mib "$(anon "$W/out/bt.fix.shim.rss")") MiB"
+	row "bpftrace @[ustack] (fixture)|${bt_ver#bpftrace }|$_same|answered ${bfa:-0}|$(mib "$(anon "$W/out/bt.fix.stock.rss")")|$(mib "$(anon "$W/out/bt.fix.shim.rss")")"
 fi
 info "tools done at $(($(date +%s) - t0))s"
 
