@@ -416,8 +416,9 @@ SH
 		else
 			fail "deb/perf: $(lazy_of "$W/out/pkg.json"); $(cmp "$W/out/pkg.script" "$W/out/fixture-script.stock" 2>&1 | head -1)"
 		fi
-		if grep -q '/usr/lib/x86_64-linux-gnu/libsymlazy.so' "$W/out/doctor.out"; then
-			pass "deb/doctor: symlazy doctor finds $(grep -o '/usr/lib/x86_64-linux-gnu/libsymlazy.so[^ ]*' "$W/out/doctor.out" | head -1)"
+		if grep -q '^ok *shim: /usr/lib/x86_64-linux-gnu/libsymlazy.so' "$W/out/doctor.out" &&
+			grep -q "^ok *version: perf ${ver#perf version }: symlazy's perf-6.12 model applies" "$W/out/doctor.out"; then
+			pass "deb/doctor: symlazy doctor finds $(grep -o '/usr/lib/x86_64-linux-gnu/libsymlazy.so[^ ]*' "$W/out/doctor.out" | head -1) and names Debian's perf ${ver#perf version } with the perf-6.12 model"
 		else
 			fail "deb/doctor: $(head -5 "$W/out/doctor.out")"
 		fi
