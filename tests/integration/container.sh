@@ -20,8 +20,8 @@
 #            the symcache answered from the index; a libbcc of an unknown
 #            version (the same file named 0.99.0) passes through
 #   deb      the packages of scripts/build-deb.sh installed with dpkg -i in
-#            a throwaway overlayfs view of the root (the cached root stays as
-#            built): LD_PRELOAD=/usr/lib/MULTIARCH/libsymlazy.so perf script
+#            a throwaway overlayfs view of the root (a copy where overlayfs
+#            cannot be mounted; the cached root stays as built): LD_PRELOAD=/usr/lib/MULTIARCH/libsymlazy.so perf script
 #            identical and lazy, symlazy doctor finds the library
 #   docs     the ```sh blocks of examples/container.md, run in such a view
 #            with the shim at /opt/symlazy and the packages in /work/deb
@@ -374,14 +374,25 @@ info "tools done at $(($(date +%s) - t0))s"
 # ---- the Debian packages in a throwaway view of the root --------------------------
 # ovl CMD...: CMD with $T/ovl/merged an overlayfs of the cached root (writes
 # go to $T/ovl/upper), in a private mount namespace: gone when CMD ends
+# (without overlayfs: a copy of the root in $T/ovl/merged, made per call)
 ovl() {
 	rm -rf "$T/ovl"
 	mkdir -p "$T/ovl/upper" "$T/ovl/work" "$T/ovl/merged"
+	if [ "$OVL" = copy ]; then
+		rmdir "$T/ovl/merged" && cp -a "$TRX" "$T/ovl/merged" || return 125
+		"$@"
+		return
+	fi
 	unshare --mount --propagation private sh -c '
 		mount -t overlay overlay -o "lowerdir=$1,upperdir=$2/upper,workdir=$2/work" "$2/merged" ||
 			{ echo "container: overlayfs mount failed" >&2; exit 125; }
 		shift 2; exec "$@"' sh "$TRX" "$T/ovl" "$@"
 }
+OVL=overlay
+if ! ovl test -x "$T/ovl/merged/bin/sh" 2>"$T/ovl.err"; then
+	OVL=copy
+	info "deb: no overlayfs here ($(head -1 "$T/ovl.err" 2>/dev/null)): the packages go into a copy of the root under $T"
+fi
 mkdir -p "$W/deb"
 if ! SYMLAZY_DEB_OUT="$W/deb" sh "$ROOT/scripts/build-deb.sh" >"$T/deb.log" 2>&1; then
 	if grep -q 'build-deb: no ' "$T/deb.log"; then
