@@ -37,7 +37,7 @@ TOOL_BIN  := $(patsubst scripts/%.c,$(B)/bin/%,$(TOOL_SRC))
 CMD_BIN   := $(B)/bin/symlazy
 MAN_PAGES := doc/symlazy.1 doc/libsymlazy.7
 
-.PHONY: all deps check demo bench install clean sanitize fuzz unit
+.PHONY: all deps check demo bench install clean sanitize fuzz unit deb
 all: $(SO) $(TOOL_BIN) $(CMD_BIN)
 
 $(B)/so/%.o: %.c $(HDRS)
@@ -60,7 +60,7 @@ $(B)/lib/%.o: %.cc $(HDRS)
 # not link libelf: real functions are found at run time (shim/resolve.c).
 OBJ = $(patsubst %.cc,$(B)/$(1)/%.o,$(patsubst %.c,$(B)/$(1)/%.o,$(2)))
 $(SO): $(call OBJ,so,$(SHIM_SRC) $(CORE_SRC))
-	$(CC) -shared -Wl,-z,defs -Wl,-z,now -Wl,--exclude-libs,ALL -o $@ $^ -liberty $(LIBS)
+	$(CC) -shared -Wl,-z,defs -Wl,-z,now -Wl,-soname,libsymlazy.so -Wl,--exclude-libs,ALL -o $@ $^ -liberty $(LIBS)
 
 $(CORE_A): $(call OBJ,lib,$(CORE_SRC) $(CORE_PROG_SRC))
 	@rm -f $@
@@ -81,9 +81,11 @@ $(B)/bin/%: scripts/%.c $(CORE_A) $(HDRS)
 	$(CC) $(CFLAGS) -o $@ $< $(CORE_A) -lelf -liberty $(LIBS)
 
 # The `symlazy` command (cmd/): one binary, one module per subcommand.
+# the multiarch library directory the command also searches (cmd/common.c)
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 $(B)/cmd/%.o: cmd/%.c $(HDRS) $(CMD_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Icmd -c $< -o $@
+	$(CC) $(CFLAGS) $(if $(MULTIARCH),-DSYMLAZY_MULTIARCH='"$(MULTIARCH)"') -Icmd -c $< -o $@
 
 $(CMD_BIN): $(patsubst cmd/%.c,$(B)/cmd/%.o,$(CMD_SRC)) $(CORE_A)
 	@mkdir -p $(dir $@)
@@ -117,6 +119,10 @@ install: $(SO) $(CMD_BIN)
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man7
 	install -m 0644 doc/symlazy.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 0644 doc/libsymlazy.7 $(DESTDIR)$(PREFIX)/share/man/man7/
+
+# Debian packages libsymlazy and symlazy into build/deb/ (scripts/build-deb.sh)
+deb: $(SO) $(CMD_BIN)
+	@sh scripts/build-deb.sh
 
 clean:
 	rm -rf $(B)

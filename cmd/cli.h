@@ -51,7 +51,9 @@ int cli_getopt(const char *sub, int argc, char **argv, const char *shortopts,
 /*
  * cli_find_lib - where libsymlazy.so is, for `symlazy run` and doctor:
  * $SYMLAZY_LIB if set; else ../lib/libsymlazy.so next to the real path of
- * this binary (an installed PREFIX/bin/symlazy); else ../libsymlazy.so
+ * this binary (an installed PREFIX/bin/symlazy); else ../lib/MULTIARCH/
+ * libsymlazy.so (the Debian package: /usr/lib/x86_64-linux-gnu; MULTIARCH is
+ * $(CC) -print-multiarch at build time); else ../libsymlazy.so
  * (build/bin/symlazy in a build tree). Fills @buf and @how (which rule,
  * e.g. "SYMLAZY_LIB"). Returns 0 if the file exists, -ENOENT otherwise
  * (@buf then holds the last candidate tried).

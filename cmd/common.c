@@ -96,6 +96,14 @@ int cli_find_lib(char *buf, size_t n, const char **how)
 	*how = "../lib next to the symlazy binary";
 	if (exists(buf))
 		goto found;
+#ifdef SYMLAZY_MULTIARCH
+	/* the Debian package's place (scripts/build-deb.sh): the multiarch
+	 * library directory, dpkg-architecture -qDEB_HOST_MULTIARCH */
+	snprintf(buf, n, "%s/../lib/" SYMLAZY_MULTIARCH "/libsymlazy.so", exe);
+	*how = "../lib/" SYMLAZY_MULTIARCH " next to the symlazy binary";
+	if (exists(buf))
+		goto found;
+#endif
 	snprintf(buf, n, "%s/../libsymlazy.so", exe);
 	*how = "build tree next to the symlazy binary";
 	if (!exists(buf))

@@ -287,24 +287,6 @@ static int follow_wrapper(struct dr *d, const char *script, char *exe, size_t n)
 }
 
 /* The perf version literal ("6.1.187"), as core/model/perf61.c looks for it. */
-static void version_literal(const char *img, size_t len, char *out, size_t n)
-{
-	const char *p = img, *end = img + len;
-
-	out[0] = '\0';
-	while (p < end && (p = memmem(p, (size_t)(end - p), "\0" "6.1.", 5)) != NULL) {
-		const char *q = p + 5;
-
-		while (q < end && *q >= '0' && *q <= '9')
-			q++;
-		if (q > p + 5 && q < end && *q == '\0') {
-			snprintf(out, n, "%.*s", (int)(q - p - 1), p + 1);
-			return;
-		}
-		p++;
-	}
-}
-
 static const struct sl_model *check_version(struct dr *d, const char *exe, enum sl_tool tool)
 {
 	const struct sl_model *m = NULL;
@@ -331,14 +313,18 @@ static const struct sl_model *check_version(struct dr *d, const char *exe, enum 
 		return NULL;
 	}
 	m = sl_model_for_image(tool, img, (size_t)st.st_size);
-	if (m)
-		version_literal(img, (size_t)st.st_size, ver, sizeof(ver));
+	if (!sl_perf_version_in_image(img, (size_t)st.st_size, ver, sizeof(ver)))
+		snprintf(ver, sizeof(ver), "(no version literal)");
 	munmap(img, (size_t)st.st_size);
-	if (m)
-		line(d, "ok", "version", "perf %s: symlazy's %s model applies (core/model/perf61.c)", ver, m->name);
-	else
-		line(d, "warn", "version", "perf is not 6.1: lazy mode stays off unless SYMLAZY_LAZY=on "
-		     "(then the perf 6.1 rules are assumed)");
+	if (m) {
+		line(d, "ok", "version", "perf %s: symlazy's %s model applies (core/model/)", ver, m->name);
+	} else {
+		char known[128];
+
+		sl_model_versions(tool, known, sizeof(known));
+		line(d, "warn", "version", "perf %s is none of %s: lazy mode stays off unless SYMLAZY_LAZY=on "
+		     "(then the newest model's rules are assumed)", ver, known);
+	}
 	return m;
 }
 

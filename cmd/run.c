@@ -42,8 +42,9 @@ static void usage(FILE *f)
 		   "  --stats[=FILE]    keep the stats JSON in FILE; without FILE, every scan in the summary\n"
 		   "  --summary=FILE    write the summary to FILE instead of stderr\n"
 		   "The library: $SYMLAZY_LIB, else ../lib/libsymlazy.so next to this binary, else\n"
-		   "../libsymlazy.so (a build tree). Exit: CMD's status (128+signal if killed),\n"
-		   "126/127 if CMD cannot be run, 1 if symlazy itself fails, 2 usage.\n");
+		   "../lib/MULTIARCH/libsymlazy.so (Debian's package), else ../libsymlazy.so (a build\n"
+		   "tree). Exit: CMD's status (128+signal if killed), 126/127 if CMD cannot be run,\n"
+		   "1 if symlazy itself fails, 2 usage.\n");
 }
 
 static void forward(int sig)

@@ -23,7 +23,11 @@ extern const struct sl_model sl_model_libdwfl188;   /* elfutils 0.188 libdwfl */
 extern const struct sl_model sl_model_bcc026_lazy;
 extern const struct sl_model sl_model_bcc026;
 extern const struct sl_model sl_model_bcc026_build;
+extern const struct sl_model sl_model_bcc031_lazy;   /* libbcc 0.31 (Debian 13) */
+extern const struct sl_model sl_model_bcc031;
+extern const struct sl_model sl_model_bcc031_build;
 extern const struct sl_model sl_model_bpftrace017;
+extern const struct sl_model sl_model_bpftrace023;  /* bpftrace 0.23 (Debian 13) */
 extern const struct sl_model sl_model_uftrace013;
 extern const struct sl_model sl_model_other;
 
@@ -113,6 +117,40 @@ uint64_t perf72_name_cost(const char *name, uint64_t namelen, int dem_mode);
 /* dso__demangle_sym's Rust step: 1 with the stored name in *@out
  * (malloc'ed), 0 not a Rust name, -1 the model cannot tell */
 int perf72_rust_demangle(const char *s, char **out);
+
+/* libbcc 0.26's rules, shared with 0.31 (core/model/bcc031.c: bcc_syms.cc and
+ * syms.h unchanged between the tags) */
+enum sl_sym_kind bcc026_sym_kind(const GElf_Sym *s);
+enum sl_sym_kind bcc026_sym_kind_types(const GElf_Sym *s, uint32_t types);
+uint64_t bcc026_lazy_cost(uint64_t namelen);
+uint64_t bcc026_cost(uint64_t namelen);
+
+/* The three models of one libbcc version: a ProcSyms module load with
+ * lazy_symbolize, without it, and BuildSyms (core/model/bcc026.c). */
+struct sl_bcc_models {
+	const char *version;        /* "0.26", "0.31" */
+	const struct sl_model *lazy, *eager, *build;
+};
+
+/*
+ * sl_bcc_version_of_file - the version of a libbcc from its file name
+ * (@path, e.g. the realpath of /lib/x86_64-linux-gnu/libbcc_bpf.so.0):
+ * "libbcc.so.X.Y.Z" or "libbcc_bpf.so.X.Y.Z" (bcc's CMake VERSION, which
+ * Debian's and upstream's builds keep; neither library holds a version
+ * string) copied as "X.Y.Z" into @buf (@n bytes). 1 if found, else 0.
+ */
+int sl_bcc_version_of_file(const char *path, char *buf, size_t n);
+
+/* sl_bcc_models_for_version - the models of libbcc version @v ("0.31.0"):
+ * 0.26.x and 0.31.x; NULL for any other (the shim then passes libbcc's calls
+ * through untouched). */
+const struct sl_bcc_models *sl_bcc_models_for_version(const char *v);
+
+/* bpftrace: the model whose version literal the image holds, only if exactly
+ * one does (core/model/bpftrace017.c, bpftrace023.c), else NULL. */
+const struct sl_model *sl_bpftrace_model_for_image(const char *img, size_t len);
+int bpftrace017_image_matches(const char *img, size_t len);
+int bpftrace023_image_matches(const char *img, size_t len);
 
 /* libdwfl 0.188's rules, for unit tests (tests/unit/test_model_libdwfl.c). */
 int dwfl188_eligible(const char *name, const GElf_Sym *sym);

@@ -48,6 +48,108 @@ enum sl_tool sl_tool_self(void)
 	return sl_tool_from_exe(exe);
 }
 
+static const struct sl_model *const bpftrace_models[] = { &sl_model_bpftrace023, &sl_model_bpftrace017 };
+
+const struct sl_model *sl_bpftrace_model_for_image(const char *img, size_t len)
+{
+	const struct sl_model *m = NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(bpftrace_models) / sizeof(bpftrace_models[0]); i++) {
+		if (!bpftrace_models[i]->image_matches(img, len))
+			continue;
+		if (m)
+			return NULL;
+		m = bpftrace_models[i];
+	}
+	return m;
+}
+
+static int open_self_exe(struct stat *st);
+
+/* The bpftrace model of this process's executable, found once (a read of
+ * the executable: Debian's bpftrace 0.23 is 6 MB); an unknown version gets
+ * the conservative model of any other tool (core/model/other.c). */
+static const struct sl_model *bpftrace_self_model(void)
+{
+	static const struct sl_model *cached;
+	const struct sl_model *m = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
+	struct stat st;
+	void *img;
+	int fd;
+
+	if (m)
+		return m;
+	m = &sl_model_other;
+	if ((fd = open_self_exe(&st)) >= 0) {
+		img = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		close(fd);
+		if (img != MAP_FAILED) {
+			const struct sl_model *b = sl_bpftrace_model_for_image(img, (size_t)st.st_size);
+
+			if (b)
+				m = b;
+			munmap(img, (size_t)st.st_size);
+		}
+	}
+	__atomic_store_n(&cached, m, __ATOMIC_RELEASE);
+	return m;
+}
+
+int sl_bcc_version_of_file(const char *path, char *buf, size_t n)
+{
+	static const char *const stems[] = { "libbcc.so.", "libbcc_bpf.so." };
+	const char *base, *v = NULL;
+	size_t i, len;
+
+	if (n)
+		buf[0] = '\0';
+	if (!path)
+		return 0;
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	for (i = 0; i < sizeof(stems) / sizeof(stems[0]) && !v; i++)
+		if (!strncmp(base, stems[i], strlen(stems[i])))
+			v = base + strlen(stems[i]);
+	/* X.Y.Z: three dot-separated numbers, nothing after */
+	if (!v || !*v || strspn(v, "0123456789.") != strlen(v))
+		return 0;
+	{
+		int dots = 0;
+		const char *p;
+
+		for (p = v; *p; p++)
+			if (*p == '.' && (p == v || p[-1] == '.' || !p[1] || ++dots > 2))
+				return 0;
+		if (dots != 2)
+			return 0;
+	}
+	len = strlen(v);
+	if (len + 1 > n)
+		return 0;
+	memcpy(buf, v, len + 1);
+	return 1;
+}
+
+static const struct sl_bcc_models bcc_models[] = {
+	{ "0.26", &sl_model_bcc026_lazy, &sl_model_bcc026, &sl_model_bcc026_build },
+	{ "0.31", &sl_model_bcc031_lazy, &sl_model_bcc031, &sl_model_bcc031_build },
+};
+
+const struct sl_bcc_models *sl_bcc_models_for_version(const char *v)
+{
+	size_t i, k;
+
+	if (!v)
+		return NULL;
+	for (i = 0; i < sizeof(bcc_models) / sizeof(bcc_models[0]); i++) {
+		k = strlen(bcc_models[i].version);
+		if (!strncmp(v, bcc_models[i].version, k) && v[k] == '.' && v[k + 1] >= '0' && v[k + 1] <= '9')
+			return &bcc_models[i];
+	}
+	return NULL;
+}
+
 const struct sl_model *sl_charge_model(enum sl_tool tool, int argc, char *const argv[])
 {
 	switch (tool) {
@@ -57,7 +159,7 @@ const struct sl_model *sl_charge_model(enum sl_tool tool, int argc, char *const 
 		return sub > 0 && !strcmp(argv[sub], "probe") ? &sl_model_perf61_probe : &sl_model_perf61;
 	}
 	case SL_TOOL_BPFTRACE:
-		return &sl_model_bpftrace017;
+		return bpftrace_self_model();
 	case SL_TOOL_UFTRACE:
 		return &sl_model_uftrace013;
 	default:

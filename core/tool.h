@@ -70,7 +70,8 @@ int sl_model_versions(enum sl_tool tool, char *buf, size_t n);
  * scans @tool makes itself (libbcc's scans get libbcc's model from the
  * shim): perf 6.1 (the session replaces it with the model of the perf
  * version it found, core/session.c), `perf probe` (subcommand after perf's
- * global options), bpftrace 0.17, uftrace 0.13, else the conservative
+ * global options), bpftrace 0.17 or 0.23 (by the version literal of the
+ * running executable; another version: other.c), uftrace 0.13, else the conservative
  * core/model/other.c. @argc/@argv may be 0/NULL (then perf's default).
  */
 const struct sl_model *sl_charge_model(enum sl_tool tool, int argc, char *const argv[]);

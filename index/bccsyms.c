@@ -637,7 +637,7 @@ static void type_module(struct sl_bcc_registry *r, struct sl_bcc_mod *m)
 }
 
 static struct sl_bcc_mod *module_for(struct sl_bcc_proc *p, struct sl_bcc_registry *r,
-				     const char *name, const char *proc_root, int memfd)
+				     const char *name, const char *proc_root, int delegate)
 {
 	struct sl_bcc_mod *m, *nm;
 	char path[PATH_MAX * 2];
@@ -660,8 +660,8 @@ static struct sl_bcc_mod *module_for(struct sl_bcc_proc *p, struct sl_bcc_regist
 		return NULL;
 	}
 	p->nmods++;
-	if (memfd)
-		m->kind = SL_BCC_MOD_DELEGATE;  /* bcc names it /proc/PID/fd/N */
+	if (delegate)
+		m->kind = SL_BCC_MOD_DELEGATE;  /* memfd or zip: libbcc answers */
 	else
 		type_module(r, m);
 	return m;
@@ -699,7 +699,12 @@ int sl_bcc_proc_parse_maps(struct sl_bcc_proc *p, struct sl_bcc_registry *r, con
 			name++;
 		if (!file_backed(name))
 			continue;
-		m = module_for(p, r, name, proc_root, strstr(name, "/memfd:") != NULL);
+		/* memfd modules: bcc names them /proc/PID/fd/N; zip modules (a
+		 * path holding ".zip" or ".apk"): bcc 0.31 reads the entry at the
+		 * mapping's offset (bcc_proc.c _procfs_find_zip_entry,
+		 * core/model/bcc031.c): both are left to libbcc */
+		m = module_for(p, r, name, proc_root,
+			       strstr(name, "/memfd:") || strstr(name, ".zip") || strstr(name, ".apk"));
 		if (!m)
 			return -ENOMEM;
 		if (m->nr == m->cap) {

@@ -28,7 +28,7 @@
  * names are read from a read-only mapping of the symbol file: page cache,
  * no per-symbol heap, one index per file shared by every PID.
  *
- * Whatever is not mirrored exactly (perf maps, memfd modules, [vdso], BCC_SYMFS,
+ * Whatever is not mirrored exactly (perf maps, memfd and zip modules, [vdso], BCC_SYMFS,
  * a module that cannot be opened, a process whose exe changed, demangling
  * without __cxa_demangle) makes sl_bcc_resolve() return SL_BCC_DELEGATE: the
  * caller asks the real libbcc, on its own cache made at the same time.

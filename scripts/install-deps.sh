@@ -10,7 +10,11 @@ PKGS_PERF612="debootstrap debuginfod linux-source-6.12 libdw-dev libslang2-dev l
 # Go for the pure-Go package at go/ (tests/integration/offsets.sh runs its
 # tests, scripts/bench-go.sh its benchmark; optional: they skip without it)
 PKGS_GO="golang-go"
-missing="" missing612="" missinggo=""
+# make deb (scripts/build-deb.sh: dpkg-deb, dpkg-shlibdeps, lintian; fakeroot
+# when not root); optional: tests/integration/container.sh skips its package
+# cases without them
+PKGS_DEB="dpkg-dev lintian fakeroot"
+missing="" missing612="" missinggo="" missingdeb=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
 done
@@ -20,13 +24,18 @@ done
 for p in $PKGS_GO; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missinggo="$missinggo $p"
 done
-[ -z "$missing$missing612$missinggo" ] && exit 0
+for p in $PKGS_DEB; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missingdeb="$missingdeb $p"
+done
+[ -z "$missing$missing612$missinggo$missingdeb" ] && exit 0
 if [ "$(id -u)" != 0 ]; then
 	[ -n "$missing" ] && echo "symlazy: missing Debian packages:$missing (run as root to install them)" >&2
 	[ -n "$missing612" ] &&
 		echo "symlazy: missing for the perf 6.12 tests:$missing612 (run as root to install them)" >&2
 	[ -n "$missinggo" ] &&
 		echo "symlazy: missing for the Go package tests:$missinggo (run as root to install them)" >&2
+	[ -n "$missingdeb" ] &&
+		echo "symlazy: missing for make deb:$missingdeb (run as root to install them)" >&2
 	exit 0
 fi
 export DEBIAN_FRONTEND=noninteractive
@@ -46,5 +55,10 @@ if [ -n "$missinggo" ]; then
 	echo "symlazy: installing (Go package tests)$missinggo" >&2
 	apt-get install -y -qq --no-install-recommends $missinggo >/dev/null 2>&1 ||
 		echo "symlazy: could not install$missinggo; the Go parts of tests/integration/offsets.sh will skip" >&2
+fi
+if [ -n "$missingdeb" ]; then
+	echo "symlazy: installing (make deb)$missingdeb" >&2
+	apt-get install -y -qq --no-install-recommends $missingdeb >/dev/null 2>&1 ||
+		echo "symlazy: could not install$missingdeb; make deb and the package cases of tests/integration/container.sh will fail or skip" >&2
 fi
 exit $rc

@@ -7,6 +7,7 @@
  * Entries are freed when the tool frees the cache.
  */
 #include <dlfcn.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include "core/session.h"
 #include "core/models.h"
 #include "core/tool.h"
+#include "util/util.h"
 
 struct bcc_ent {
 	void *cache;
@@ -39,12 +41,39 @@ static void find_demangler(void)
 	demangler = (sl_bcc_demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
 }
 
+/* The models of the libbcc the real entry points are in, by the version in
+ * its file name (core/model/bcc031.c says why the name): found once, after
+ * the entry points are resolved. NULL: a libbcc version no model mirrors,
+ * whose calls pass through untouched (no cache answered, no scan planned). */
+static pthread_once_t models_once = PTHREAD_ONCE_INIT;
+static const struct sl_bcc_models *lib_models;
+
+static void find_models(void)
+{
+	struct sl_session *s = shim_session();
+	char real[PATH_MAX], ver[32] = "";
+	Dl_info info;
+
+	if (real_bcc.symcache_new && dladdr((void *)real_bcc.symcache_new, &info) && info.dli_fname &&
+	    realpath(info.dli_fname, real) && sl_bcc_version_of_file(real, ver, sizeof(ver)))
+		lib_models = sl_bcc_models_for_version(ver);
+	if (!lib_models && s && s->cfg.verbose)
+		sl_warnx("symlazy: libbcc %s is not 0.26 or 0.31, whose symbol caches symlazy mirrors; "
+			 "libbcc answers itself", ver[0] ? ver : "of unknown version");
+}
+
+const struct sl_bcc_models *shim_bcc_models(void)
+{
+	pthread_once(&models_once, find_models);
+	return lib_models;
+}
+
 void shim_bcc_track(void *cache, int pid, const void *option)
 {
 	struct sl_session *s = shim_session();
 	struct bcc_ent *e, *old = NULL;
 
-	if (!s || !sl_session_bcc_answers(s))
+	if (!s || !sl_session_bcc_answers(s) || !shim_bcc_models())
 		return;
 	e = calloc(1, sizeof(*e));
 	if (!e)
@@ -186,6 +215,7 @@ void shim_bcc_scan_begin(struct shim_bcc_scan *sc, const char *path, void *cb, v
 			 int lazy, uintptr_t site)
 {
 	struct sl_session *s = shim_session();
+	const struct sl_bcc_models *bm = shim_bcc_models();
 	const struct bcc_cbs *k;
 	struct sl_bcc_option opt;
 
@@ -197,16 +227,16 @@ void shim_bcc_scan_begin(struct shim_bcc_scan *sc, const char *path, void *cb, v
 	sc->ctx.bcc = 1;
 	sc->ctx.types = opt.use_symbol_type;
 	k = callbacks_of(cb);
-	if (k && cb && (cb == k->add || cb == k->add_lazy)) {
+	if (k && cb && bm && (cb == k->add || cb == k->add_lazy)) {
 		/* a ProcSyms module load: libbcc keeps every symbol, sorted */
-		sc->ctx.model = lazy ? &sl_model_bcc026_lazy : &sl_model_bcc026;
+		sc->ctx.model = lazy ? bm->lazy : bm->eager;
 		sc->have_plan = sl_session_bcc_plan(s, path, &opt, sc->ctx.model, &sc->plan);
 		if (sc->have_plan)
 			sc->ctx.plan = &sc->plan;
-	} else if (k && cb && cb == k->build_add) {
-		sc->ctx.model = &sl_model_bcc026_build;
+	} else if (k && cb && bm && cb == k->build_add) {
+		sc->ctx.model = bm->build;
 	} else if (s->tool == SL_TOOL_BPFTRACE && shim_site_in_exe(site)) {
-		sc->ctx.model = &sl_model_bpftrace017;      /* bpftrace's own listing */
+		sc->ctx.model = sl_charge_model(SL_TOOL_BPFTRACE, 0, NULL);  /* bpftrace's own scans */
 	} else {
 		sc->ctx.model = &sl_model_other;            /* a callback we do not know */
 	}

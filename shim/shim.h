@@ -182,5 +182,9 @@ void shim_bcc_track(void *cache, int pid, const void *option);
 void shim_bcc_forget(void *cache);
 void shim_bcc_refresh(void *cache);
 int shim_bcc_resolve(void *cache, uint64_t addr, void *sym, int demangle);
+/* the models of the loaded libbcc by its version (bcc_state.c), or NULL:
+ * an unknown version, passed through untouched */
+struct sl_bcc_models;
+const struct sl_bcc_models *shim_bcc_models(void);
 
 #endif

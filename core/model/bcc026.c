@@ -23,7 +23,7 @@
 #include "core/models.h"
 #include "index/symindex.h"
 
-static enum sl_sym_kind bcc_sym_kind_types(const GElf_Sym *s, uint32_t types)
+enum sl_sym_kind bcc026_sym_kind_types(const GElf_Sym *s, uint32_t types)
 {
 	unsigned t = GELF_ST_TYPE(s->st_info) & 0xf;
 
@@ -33,18 +33,18 @@ static enum sl_sym_kind bcc_sym_kind_types(const GElf_Sym *s, uint32_t types)
 }
 
 /* Without the option at hand: ProcSyms' default (FUNC | GNU_IFUNC). */
-static enum sl_sym_kind bcc_sym_kind(const GElf_Sym *s)
+enum sl_sym_kind bcc026_sym_kind(const GElf_Sym *s)
 {
-	return bcc_sym_kind_types(s, (1u << STT_FUNC) | (1u << STT_GNU_IFUNC));
+	return bcc026_sym_kind_types(s, (1u << STT_FUNC) | (1u << STT_GNU_IFUNC));
 }
 
-static uint64_t bcc_lazy_cost(uint64_t namelen)
+uint64_t bcc026_lazy_cost(uint64_t namelen)
 {
 	(void)namelen;              /* the name stays in the file until resolved */
 	return 112;
 }
 
-static uint64_t bcc_cost(uint64_t namelen)
+uint64_t bcc026_cost(uint64_t namelen)
 {
 	return 112 + 64 + 16 + namelen + 1 + 31;
 }
@@ -56,9 +56,10 @@ static uint64_t bcc_cost(uint64_t namelen)
 const struct sl_model sl_model_bcc026_lazy = {
 	.name = "libbcc-0.26-lazy",
 	.tool = "libbcc",
-	.sym_kind = bcc_sym_kind,
-	.sym_kind_types = bcc_sym_kind_types,
-	.sym_cost = bcc_lazy_cost,
+	.versions = "0.26.x",
+	.sym_kind = bcc026_sym_kind,
+	.sym_kind_types = bcc026_sym_kind_types,
+	.sym_cost = bcc026_lazy_cost,
 	.budget_rules = SL_BR_OVERLAP,
 	.unknown_shows = "show as [unknown] (bcc) or hex addresses",
 };
@@ -66,9 +67,10 @@ const struct sl_model sl_model_bcc026_lazy = {
 const struct sl_model sl_model_bcc026 = {
 	.name = "libbcc-0.26",
 	.tool = "libbcc",
-	.sym_kind = bcc_sym_kind,
-	.sym_kind_types = bcc_sym_kind_types,
-	.sym_cost = bcc_cost,
+	.versions = "0.26.x",
+	.sym_kind = bcc026_sym_kind,
+	.sym_kind_types = bcc026_sym_kind_types,
+	.sym_cost = bcc026_cost,
 	.budget_rules = SL_BR_OVERLAP,
 	.unknown_shows = "show as [unknown] (bcc) or hex addresses (bpftrace)",
 };
@@ -79,9 +81,10 @@ const struct sl_model sl_model_bcc026 = {
 const struct sl_model sl_model_bcc026_build = {
 	.name = "libbcc-0.26-buildsyms",
 	.tool = "libbcc",
-	.sym_kind = bcc_sym_kind,
-	.sym_kind_types = bcc_sym_kind_types,
-	.sym_cost = bcc_cost,
+	.versions = "0.26.x",
+	.sym_kind = bcc026_sym_kind,
+	.sym_kind_types = bcc026_sym_kind_types,
+	.sym_cost = bcc026_cost,
 	.budget_rules = SL_BR_NEXT_STRETCH | SL_BR_OVERLAP,
 	.unknown_shows = "show as [unknown]",
 };

@@ -16,6 +16,7 @@
  * A dropped symbol is not listed, and in a stack bpftrace prints its
  * address (0x...).
  */
+#include <string.h>
 #include "core/models.h"
 
 static uint64_t bpftrace_cost(uint64_t namelen)
@@ -23,9 +24,19 @@ static uint64_t bpftrace_cost(uint64_t namelen)
 	return 320 + 3 * (namelen + 1);
 }
 
+/* the version literal "v0.17." (`bpftrace --version`) */
+int bpftrace017_image_matches(const char *img, size_t len)
+{
+	static const char lit[] = "\0v0.17.";
+
+	return memmem(img, len, lit, sizeof(lit) - 1) != NULL;
+}
+
 const struct sl_model sl_model_bpftrace017 = {
 	.name = "bpftrace-0.17",
 	.tool = "bpftrace",
+	.versions = "0.17.x",
+	.image_matches = bpftrace017_image_matches,
 	.sym_kind = perf61_sym_kind,        /* superseded by libbcc's rule in its scans */
 	.sym_cost = bpftrace_cost,
 	.launches_workloads = 1,            /* bpftrace -c CMD */

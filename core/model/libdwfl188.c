@@ -147,9 +147,21 @@ static int dwfl188_machine_ok(unsigned e_machine)
 	return e_machine != EM_ARM && e_machine != EM_PPC64;
 }
 
+/*
+ * The versions whose lookups are these rules: 0.188, and 0.192 (Debian 13's
+ * libdw1t64 0.192-4). Between the tags elfutils-0.188 and elfutils-0.192 the
+ * files behind the lookup are unchanged: libdwfl/dwfl_module_addrsym.c,
+ * dwfl_module_addrname.c, dwfl_module_getsym.c and dwfl_module_getsymtab.c
+ * not at all; dwfl_module_getdwarf.c only in its include paths and in
+ * load_dw (the Dwarf's elfpath for dwp files, commit "libdw, libdwfl: Save
+ * original path of ELF file"), not in find_symtab, find_aux_sym or
+ * find_dynsym, which build the tables searched; backends/arm_init.c and
+ * ppc64_init.c still install their symbol-value hooks (machine_ok below).
+ * 0.189-0.191 are not listed: no build of them was compared here.
+ */
 static int dwfl188_version_matches(const char *v)
 {
-	return v && !strcmp(v, "0.188");
+	return v && (!strcmp(v, "0.188") || !strcmp(v, "0.192"));
 }
 
 static const struct sl_lookup_rules dwfl188_rules = {
@@ -158,7 +170,7 @@ static const struct sl_lookup_rules dwfl188_rules = {
 	.replaces = dwfl188_replaces,
 	.select = dwfl188_select,
 	.machine_ok = dwfl188_machine_ok,
-	.version = "0.188",
+	.version = "0.188 or 0.192",
 	.version_matches = dwfl188_version_matches,
 };
 

@@ -686,6 +686,10 @@ static void test_version_machine(void **state)
 	(void)state;
 	assert_true(R->version_matches("0.188"));
 	assert_false(R->version_matches("0.189"));
+	assert_true(R->version_matches("0.192"));   /* same lookup sources (libdwfl188.c) */
+	assert_false(R->version_matches("0.191"));
+	assert_false(R->version_matches("0.193"));
+	assert_false(R->version_matches("0.192.1"));
 	assert_false(R->version_matches(NULL));
 	assert_true(R->machine_ok(EM_X86_64));
 	assert_true(R->machine_ok(EM_AARCH64));
