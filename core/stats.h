@@ -60,6 +60,10 @@ struct stats_totals {
 	/* libbcc symcache answers (bccsyms.h): from the index, by the real libbcc,
 	 * caches tracked, indexes built and reused */
 	uint64_t bcc_answered, bcc_delegated, bcc_caches, bcc_built, bcc_reused;
+	/* Added (issue 20): libdw's Elf handles served from a decompressed copy
+	 * (core/dwarfsec.c): files, sections and their inflated bytes, copies
+	 * written this run, files with compressed sections left to libdw */
+	uint64_t dbg_files, dbg_sections, dbg_bytes, dbg_built, dbg_left;
 };
 
 /* stats_write_json - one JSON object (shape: doc/design.md "Stats"). Returns 0 or -errno. */

@@ -77,7 +77,8 @@
 	X(DIFF_STREAM,        "diff_stream",             "perf diff --stream keys branch callchains by source line: not mirrored") \
 	X(CONVERT_CTF,        "convert_ctf",             "perf data convert --to-ctf: not mirrored") \
 	X(TOO_MANY_INPUTS,    "too_many_inputs",         "perf diff of %s files (lazy mode pre-reads up to 16)") \
-	X(KS_INPUTS_DIFFER,   "kallsyms_inputs_differ",  "the perf.data files (perf diff) record different kernel maps")
+	X(KS_INPUTS_DIFFER,   "kallsyms_inputs_differ",  "the perf.data files (perf diff) record different kernel maps") \
+	X(DBGSEC_FAILED,      "dwarf_sections_failed",   "compressed debug sections of %s left to libdw (heap)")
 
 enum sl_reason {
 #define SL_R_ENUM(code, name, text) SL_R_##code,
