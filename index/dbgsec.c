@@ -292,7 +292,7 @@ static int inflate_section(int in, int out, const Elf64_Shdr *s, uint32_t type, 
 				if (zr == Z_STREAM_END)
 					done = 1;
 				else if (zr != Z_OK && zr != Z_BUF_ERROR)
-					r = -EINVAL;
+					r = -EBADMSG;
 			} else {
 				ZSTD_inBuffer ib = { ibuf, k, ipos };
 				ZSTD_outBuffer ob = { obuf, BUF_OUT, 0 };
@@ -301,27 +301,27 @@ static int inflate_section(int in, int out, const Elf64_Shdr *s, uint32_t type, 
 				ipos = ib.pos;
 				produced = ob.pos;
 				if (zs->isError(zr))
-					r = -EINVAL;
+					r = -EBADMSG;
 				else if (zr == 0)
 					done = 1;
 			}
 			if (r == 0 && produced) {
 				if (produced > want - got)
-					r = -EINVAL;   /* more than ch_size */
+					r = -EBADMSG;  /* more than ch_size */
 				else if (sl_cache_write_all(out, obuf, produced) < 0)
 					r = -errno;
 				got += produced;
 			}
 		} while (r == 0 && !done && (ipos < k || produced == BUF_OUT));
 		if (r == 0 && !done && !left)
-			r = -EINVAL;                   /* the stream does not end */
+			r = -EBADMSG;                  /* the stream does not end */
 	}
 	if (zl)
 		zl->inflateEnd(&z);
 	if (ds)
 		zs->freeDStream(ds);
 	if (r == 0 && got != want)
-		r = -EINVAL;
+		r = -EBADMSG;
 	return r;
 }
 

@@ -70,8 +70,9 @@ void sl_dbgsec_plan_free(struct sl_dbgsec_plan *p);
  * loaded with dlopen (util/zlib_dl.h, util/zstd_dl.h); an inflated size other
  * than ch_size fails the build. *@info says what the copy holds.
  * Returns the fd (caller closes), -ENOENT (nothing compressed), -EINVAL
- * (layout not rewritten, or corrupt compressed data), -ENOSYS (library
- * missing for a ch_type), other -errno (I/O, no space).
+ * (a layout not rewritten), -EBADMSG (a stream that does not inflate to
+ * exactly ch_size bytes), -ENOSYS (library missing for a ch_type), other
+ * -errno (I/O, no space).
  */
 int sl_dbgsec_open(int fd, int dirfd, struct sl_dbgsec_info *info);
 
