@@ -169,6 +169,8 @@ int sl_dbgsec_plan(int fd, struct sl_dbgsec_plan *p)
 				goto fail;  /* straddles X */
 			continue;
 		}
+		if (s->sh_flags & SHF_ALLOC)
+			goto fail;          /* loaded bytes keep their offsets */
 		p->order[p->nmoved++] = i;
 	}
 	qsort_r(p->order, p->nmoved, sizeof(uint32_t), cmp_off, p->old_sh);

@@ -18,7 +18,8 @@
  * table; e_shoff the only ELF header change. Program headers, notes, .symtab
  * contents and every other section's bytes are unchanged.
  * Only ELFCLASS64 little-endian files with e_shnum in range, whose program
- * headers and pre-X sections all end at or before X, and whose compressed
+ * headers and pre-X sections all end at or before X, with no SHF_ALLOC
+ * section (but NOBITS) past X, and whose compressed
  * sections are non-alloc with ch_type ELFCOMPRESS_ZLIB or ELFCOMPRESS_ZSTD
  * (Elf64_Chdr, glibc elf.h) are rewritten; anything else is left alone.
  */
