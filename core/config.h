@@ -31,6 +31,8 @@ struct symlazy_config {
 	int dwfl;                   /* SYMLAZY_DWFL (default 1): answer libdwfl lookups from the index */
 	int unwind_scan;            /* SYMLAZY_UNWIND=scan: DWARF frames from the scan only */
 	int bcc_index;              /* SYMLAZY_BCC (default 1): answer libbcc's symcache from the index */
+	int dwarf_map;              /* SYMLAZY_DWARF_MAP (default 1): libdw reads compressed debug
+				     * sections from an inflated copy in the cache (index/dbgsec.h) */
 	char error[256];            /* first bad value, "" if none */
 };
 

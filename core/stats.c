@@ -62,6 +62,12 @@ int stats_write_json(FILE *f, const struct stats_totals *t, const struct scan_st
 			(unsigned long long)t->bcc_delegated, (unsigned long long)t->bcc_built,
 			(unsigned long long)t->bcc_reused);
 	sl_a2l_stats_json(f, t->a2l);
+	if (t->dbg_files || t->dbg_left)
+		fprintf(f, ",\"dwarf_sections\":{\"files\":%llu,\"mapped\":%llu,\"bytes\":%llu,"
+			"\"built\":%llu,\"left\":%llu}",
+			(unsigned long long)t->dbg_files, (unsigned long long)t->dbg_sections,
+			(unsigned long long)t->dbg_bytes, (unsigned long long)t->dbg_built,
+			(unsigned long long)t->dbg_left);
 	fprintf(f, ",\"totals\":{\"scanned\":%llu,\"passed\":%llu,\"dropped\":%llu,\"bytes\":%llu},\"dsos\":[",
 		(unsigned long long)sc, (unsigned long long)pa, (unsigned long long)dr, (unsigned long long)by);
 	for (s = list; s; s = s->next) {

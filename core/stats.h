@@ -62,6 +62,10 @@ struct stats_totals {
 	uint64_t bcc_answered, bcc_delegated, bcc_caches, bcc_built, bcc_reused;
 	/* Added (issue 20): what perf's addr2line children did (core/a2lsess.h) */
 	const struct sl_a2l_shared *a2l;
+	/* Added (issue 20): libdw's Elf handles served from a decompressed copy
+	 * (core/dwarfsec.c): files, sections and their inflated bytes, copies
+	 * written this run, files with compressed sections left to libdw */
+	uint64_t dbg_files, dbg_sections, dbg_bytes, dbg_built, dbg_left;
 };
 
 /* stats_write_json - one JSON object (shape: doc/design.md "Stats"). Returns 0 or -errno. */

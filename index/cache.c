@@ -283,8 +283,10 @@ static int walk(int dirfd, int clean, void (*fn)(const char *, uint64_t, void *)
 		int tree = len >= 6 && !strcmp(de->d_name + len - 5, ".tree");
 		int model = len >= 7 && !strcmp(de->d_name + len - 6, ".model");
 		int names = len >= 7 && !strcmp(de->d_name + len - 6, ".names");
+		int dbg = len >= 5 && !strcmp(de->d_name + len - 4, ".dbg");
 
-		if ((len < 5 || strcmp(de->d_name + len - 4, ".idx")) && !names && !(clean && (tree || model)))
+		if ((len < 5 || strcmp(de->d_name + len - 4, ".idx")) && !names && !dbg &&
+		    !(clean && (tree || model)))
 			continue;   /* cached trees (index/tree.c) and perf version verdicts
 				     * (core/tool.c) are cleaned with the indexes */
 		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))

@@ -3,13 +3,17 @@
 # root (scripts/build-root.sh sid, entered with scripts/in-root.sh), on
 # recordings 7.2 makes there: rustc -O (fp), g++ -O2 -g (fp), g++
 # --call-graph dwarf. perf script with inline frames (7.x's default) and
-# with --no-inline, in four modes, each under build/bin/peakrss, BENCH_REPEAT
+# with --no-inline, in five modes, each under build/bin/peakrss, BENCH_REPEAT
 # (3) times interleaved, median kept:
 #   stock     no shim
 #   lazy      LD_PRELOAD=libsymlazy.so (the default: lazy on for 7.2.x)
+#   nomap     lazy with SYMLAZY_DWARF_MAP=0: libdw inflates compressed debug
+#             sections onto the heap again (issue 20)
 #   floor     SYMLAZY_HIDE_ALL=1 SYMLAZY_LAZY=off: every user symbol hidden
 #   absfloor  the floor plus --kallsyms=<an empty file>: no symbols at all
-# "== stock": stdout of the lazy run cmp'ed with stock's.
+# "== stock": stdout of the lazy run cmp'ed with stock's. A second table, the
+# cost of inline frames (issue 20): stock and lazy with and without them, and
+# lazy inline over lazy --no-inline (target <= 1.25), all from the same run.
 # bench-perf72.sh --markdown prints only the table (make doc-tables).
 # Env: BENCH_REPEAT, BENCH_PROFILES (rustc cxx cxxdw), SYMLAZY_SO.
 set -u
@@ -46,6 +50,8 @@ run() { # PROFILE INLINE(inline|noinline) MODE REP
 	stock) inr /symlazy/peakrss -o "$_o.$4.rss" -- perf $_a ;;
 	lazy) inr /symlazy/peakrss -o "$_o.$4.rss" -- env LD_PRELOAD=/symlazy/libsymlazy.so \
 		SYMLAZY_CACHE_DIR=/work/cache perf $_a ;;
+	nomap) inr /symlazy/peakrss -o "$_o.$4.rss" -- env LD_PRELOAD=/symlazy/libsymlazy.so \
+		SYMLAZY_CACHE_DIR=/work/cache SYMLAZY_DWARF_MAP=0 perf $_a ;;
 	floor) inr /symlazy/peakrss -o "$_o.$4.rss" -- env LD_PRELOAD=/symlazy/libsymlazy.so \
 		SYMLAZY_HIDE_ALL=1 SYMLAZY_LAZY=off perf $_a ;;
 	absfloor) inr /symlazy/peakrss -o "$_o.$4.rss" -- env LD_PRELOAD=/symlazy/libsymlazy.so \
@@ -56,7 +62,7 @@ mkdir -p "$W/out"
 # warm the index cache once (the table is the warm case)
 for p in $PROFILES; do run "$p" noinline lazy 0; done
 for r in $(seq 1 "$REPEAT"); do
-	for p in $PROFILES; do for i in inline noinline; do for m in stock lazy floor absfloor; do
+	for p in $PROFILES; do for i in inline noinline; do for m in stock lazy nomap floor absfloor; do
 		run "$p" "$i" "$m" "$r"
 	done; done; done
 done
@@ -78,10 +84,22 @@ table() {
 		echo "| $p, $( [ $i = inline ] && echo 'inline frames (default)' || echo '`--no-inline`') | $(cell $p $i stock) | **$(cell $p $i lazy)** | $(cell $p $i floor) | $(cell $p $i absfloor) | $(ratio $p $i lazy peak_rss_anon_kb) / $(ratio $p $i lazy wall_ms) | $same |"
 	done; done
 }
+# inline frames' cost: lazy inline / lazy --no-inline (FIELD)
+iratio() { awk -v a="$(median "$2" "$1" inline lazy)" -v b="$(median "$2" "$1" noinline lazy)" \
+	'BEGIN { printf "%.2f", b ? a / b : 0 }'; }
+itable() {
+	echo "| recording, \`perf script\` | stock inline | stock \`--no-inline\` | **symlazy inline** | symlazy \`--no-inline\` | symlazy inline, \`SYMLAZY_DWARF_MAP=0\` | symlazy inline / \`--no-inline\` (mem / wall) |"
+	echo "|---|---:|---:|---:|---:|---:|---:|"
+	for p in $PROFILES; do
+		echo "| $p | $(cell $p inline stock) | $(cell $p noinline stock) | **$(cell $p inline lazy)** | $(cell $p noinline lazy) | $(cell $p inline nomap) | $(iratio $p peak_rss_anon_kb) / $(iratio $p wall_ms) |"
+	done
+}
 if [ -n "$MARKDOWN" ]; then
 	echo "\`sh scripts/bench-perf72.sh\`, $(date -u +%Y-%m-%d), $(inr perf version 2>/dev/null) in a Debian sid root, peak RssAnon MiB / wall s, median of $REPEAT, index cache warm:"
 	echo
 	table
+	echo
+	itable
 else
-	table | tee "$B/bench-perf72.md"
+	{ table; echo; itable; } | tee "$B/bench-perf72.md"
 fi

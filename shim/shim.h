@@ -142,6 +142,13 @@ static inline int shim_sym_fast(const Elf_Data *data, int ndx)
 Elf_Cmd shim_begin_cmd(int fd, Elf_Cmd cmd, Elf *ref, int *upgraded);
 void shim_track_elf(Elf *elf, int fd, int mmapped);
 void shim_forget_elf(Elf *elf);
+/* issue 20 (core/dwarfsec.h): for elf_begin(@fd, @cmd, @ref) called from
+ * @site, the fd of the decompressed copy libdw should read instead, or -1
+ * (not libdw's call, or leave it alone); adopt hands the copy to the Elf
+ * it made (NULL: close it), forget is elf_end's. */
+int shim_dwarf_fd(int fd, Elf_Cmd cmd, Elf *ref, uintptr_t site);
+void shim_dwarf_adopt(Elf *elf, int cfd);
+void shim_dwarf_forget(Elf *elf);
 void shim_track_data(Elf_Scn *scn, Elf_Data *data);
 void shim_sigbus_watch(const void *base, size_t size);
 void shim_sigbus_forget(const void *base);

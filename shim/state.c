@@ -20,6 +20,7 @@
  *     last (Elf_Data, entry) pair for that generation.
  *   - Nothing is freed at exit (perf top threads may still run).
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
 #include <pthread.h>
@@ -35,6 +36,7 @@
 
 #include "core/a2lsess.h"
 #include "shim.h"
+#include "core/dwarfsec.h"
 #include "core/session.h"
 #include "textsrc/textsrc.h"
 #include "core/tool.h"
@@ -498,4 +500,45 @@ int shim_a2l_exec(const char *file, char *const argv[])
 	if (P.inert || in_shim || !atomic_load_explicit(&P.setup_done, memory_order_acquire) || !P.ok_real)
 		return -1;
 	return sl_session_a2l_exec(&P.core, file, argv);
+/* issue 20: is @site (a return address) inside libdw.so.1? dladdr names the
+ * object; its base is remembered once seen. */
+static uintptr_t libdw_base;
+
+static int site_in_libdw(uintptr_t site)
+{
+	Dl_info info;
+	const char *b;
+
+	if (!dladdr((void *)site, &info) || !info.dli_fname)
+		return 0;
+	if (libdw_base)
+		return (uintptr_t)info.dli_fbase == libdw_base;
+	b = strrchr(info.dli_fname, '/');
+	b = b ? b + 1 : info.dli_fname;
+	if (strncmp(b, "libdw.so", 8) && strncmp(b, "libdw-", 6))
+		return 0;
+	__atomic_store_n(&libdw_base, (uintptr_t)info.dli_fbase, __ATOMIC_RELAXED);
+	return 1;
+}
+
+int shim_dwarf_fd(int fd, Elf_Cmd cmd, Elf *ref, uintptr_t site)
+{
+	int r;
+
+	if (P.inert || in_shim || !site_in_libdw(site))
+		return -1;
+	in_shim = 1;
+	r = sl_dwsec_begin(&P.core, fd, cmd, ref);
+	in_shim = 0;
+	return r;
+}
+
+void shim_dwarf_adopt(Elf *elf, int cfd)
+{
+	sl_dwsec_adopt(&P.core, elf, cfd);
+}
+
+void shim_dwarf_forget(Elf *elf)
+{
+	sl_dwsec_forget(&P.core, elf);
 }

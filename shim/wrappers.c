@@ -13,13 +13,19 @@
 SYMLAZY_EXPORT Elf *elf_begin(int fd, Elf_Cmd cmd, Elf *ref)
 {
 	Elf *e;
-	int up = 0, saved;
+	Elf_Cmd asked = cmd;
+	int up = 0, saved, cfd, in_fd = fd;
 
 	if (!shim_ready())
 		return NULL;
 	if (!shim_active())
 		return real_ops.elf_begin(fd, cmd, ref);
 	saved = errno;
+	/* issue 20: libdw reads a file with compressed sections from its
+	 * decompressed copy (core/dwarfsec.h) */
+	cfd = shim_dwarf_fd(fd, cmd, ref, (uintptr_t)__builtin_return_address(0));
+	if (cfd >= 0)
+		fd = cfd;
 	cmd = shim_begin_cmd(fd, cmd, ref, &up);
 	errno = saved;
 	e = real_ops.elf_begin(fd, cmd, ref);
@@ -27,6 +33,20 @@ SYMLAZY_EXPORT Elf *elf_begin(int fd, Elf_Cmd cmd, Elf *ref)
 		errno = saved;
 		e = real_ops.elf_begin(fd, ELF_C_READ, ref);
 		up = 0;
+	}
+	if (cfd >= 0) {
+		if (!e) {         /* the copy refused: the file itself, as asked */
+			errno = saved;
+			fd = in_fd;
+			cmd = shim_begin_cmd(fd, asked, ref, &up);
+			e = real_ops.elf_begin(fd, cmd, ref);
+			if (!e && up) {
+				errno = saved;
+				e = real_ops.elf_begin(fd, ELF_C_READ, ref);
+				up = 0;
+			}
+		}
+		shim_dwarf_adopt(fd == cfd ? e : NULL, cfd);
 	}
 	if (e) {
 		saved = errno;
@@ -40,8 +60,10 @@ SYMLAZY_EXPORT int elf_end(Elf *elf)
 {
 	if (!shim_ready())
 		return 0;
-	if (elf && shim_active())
+	if (elf && shim_active()) {
 		shim_forget_elf(elf);
+		shim_dwarf_forget(elf);   /* before libelf ends it: the pointer may be reused */
+	}
 	return real_ops.elf_end(elf);
 }
 

@@ -1,0 +1,176 @@
+#!/bin/sh
+# perf72_inline.sh - perf 7.2's in-process inline frames / source lines (libdw,
+# issue 20) on files whose DWARF is compressed, in the Debian sid root
+# (scripts/build-root.sh sid, entered with scripts/in-root.sh):
+#   zlib    g++ -O2 -g -gz=zlib -fno-omit-frame-pointer (tests/corpus/cxx.cpp), fp
+#   zstd    the same with -gz=zstd
+# both also sample libc, whose libc6-dbg debug file has zstd-compressed
+# .debug_* sections. For each, stdout stock vs shim must be identical for
+# perf script (inline frames: 7.x's default), perf script -F +srcline and
+# perf report --stdio --inline (the random "# (Tip: ...)" line aside, stock's
+# equal-weight sibling order allowed by tests/report_same.py); the stats must
+# show libdw reading the program and libc's debug file from their
+# decompressed copies ("dwarf_sections": files >= 2, the program's own
+# sections counted; the first run builds the copies, the second maps them),
+# and with SYMLAZY_DWARF_MAP=0 no copy is used and the output is the same.
+# Prints PASS:/FAIL:/SKIP:/INFO: lines; SKIP (exit 0) with the reason when
+# the sid root cannot be built or entered, or libc6-dbg is missing there.
+# Env: SYMLAZY_ROOT, SYMLAZY_SO.
+set -u
+ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+SO=${SYMLAZY_SO:-$ROOT/build/libsymlazy.so}
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+T=$ROOT/build/perf72_inline
+failed=0
+pass() { echo "PASS: perf72_inline/$*"; }
+fail() { echo "FAIL: perf72_inline/$*"; failed=1; }
+skip() { echo "SKIP: perf72_inline/$*"; }
+info() { echo "INFO: perf72_inline/$*"; }
+
+[ -f "$SO" ] || { fail "setup: $SO missing (run make)"; exit 1; }
+if [ "$(id -u)" != 0 ]; then
+	skip "all: not root (a root filesystem needs chroot and mount)"
+	exit 0
+fi
+mkdir -p "$ROOT/build"
+SID=$(sh "$ROOT/scripts/build-root.sh" sid 2>"$ROOT/build/perf72_inline-root.err")
+if [ $? -ne 0 ] || [ ! -d "$SID" ]; then
+	skip "all: $(tail -1 "$ROOT/build/perf72_inline-root.err")"
+	exit 0
+fi
+rm -rf "$T"
+mkdir -p "$T/w/out" "$T/so" || exit 1
+cp "$SO" "$T/so/libsymlazy.so" || exit 1
+W=$T/w
+inr() { SYMLAZY_WORK=$W SYMLAZY_BIND=$T/so sh "$ROOT/scripts/in-root.sh" "$SID" "$@"; }
+ver=$(inr perf version 2>/dev/null)
+case $ver in
+"perf version 7.2."*) info "perf: $ver (Debian sid root $SID)" ;;
+*) skip "all: the sid root's perf is not 7.2 ($ver)"; exit 0 ;;
+esac
+if ! inr dpkg -s libc6-dbg >/dev/null 2>&1; then
+	skip "all: libc6-dbg is not installed in the sid root"
+	exit 0
+fi
+if ! inr perf record -q -o /work/probe.data -- true >"$T/probe.log" 2>&1; then
+	skip "all: perf record does not work in the root: $(grep -v schedstat "$T/probe.log" | head -1)"
+	exit 0
+fi
+cp "$ROOT/tests/corpus/cxx.cpp" "$ROOT/tests/corpus/corpus.h" "$W/"
+
+# stats NAME: "files sections bytes built left" of dwarf_sections, or "none"
+stats() {
+	"$PY" - "$W/out/$1.json" <<'PY'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1])).get("dwarf_sections")
+except Exception as e:
+    print("unreadable: %s" % e); sys.exit(0)
+print("none" if d is None else "%d %d %d %d %d" % (d["files"], d["mapped"], d["bytes"], d["built"], d["left"]))
+PY
+}
+
+# same NAME: stdout of NAME.stock and NAME.shim identical (report: Tip line aside, ties)
+same() {
+	_a=$W/out/$1.stock _b=$W/out/$1.shim
+	if [ ! -s "$_a" ]; then
+		echo "stock printed nothing: $(grep -v schedstat "$_a.err" | head -1)"
+		return 1
+	fi
+	cmp -s "$_a" "$_b" && return 0
+	grep -v '^# (Tip: ' "$_a" >"$_a.notip"
+	grep -v '^# (Tip: ' "$_b" >"$_b.notip"
+	cmp -s "$_a.notip" "$_b.notip" && return 0
+	case $1 in *report*) "$PY" "$ROOT/tests/report_same.py" "$_a.notip" "$_b.notip" >/dev/null && return 0 ;; esac
+	diff "$_a" "$_b" | head -6
+	return 1
+}
+
+# run NAME ENV... -- perf-args: stock once, shim with ENV
+run() {
+	_n=$1
+	shift
+	_env=""
+	while [ "$1" != -- ]; do _env="$_env $1"; shift; done
+	shift
+	[ -s "$W/out/$_n.stock" ] ||
+		inr perf "$@" >"$W/out/$_n.stock" 2>"$W/out/$_n.stock.err"
+	# shellcheck disable=SC2086
+	inr env LD_PRELOAD=/symlazy/libsymlazy.so SYMLAZY_STATS=/work/out/$_n.json \
+		SYMLAZY_CACHE_DIR=/work/cache $_env perf "$@" >"$W/out/$_n.shim" 2>"$W/out/$_n.shim.err"
+}
+
+for z in zlib zstd; do
+	if ! inr g++ -O2 -g -gz=$z -fno-omit-frame-pointer -o /work/cxx-$z /work/cxx.cpp >"$T/build-$z.log" 2>&1; then
+		skip "$z: g++ -gz=$z failed: $(head -1 "$T/build-$z.log")"
+		continue
+	fi
+	if ! inr sh -c "readelf -t /work/cxx-$z | grep -qi $z"; then
+		skip "$z: g++ -gz=$z made no $z-compressed section"
+		continue
+	fi
+	# the program's compressed sections: what its copy must hold at least
+	own=$(inr sh -c "readelf -SW /work/cxx-$z" | awk '$0 ~ /\] \.debug_/ && $(NF-3) ~ /C/ {n++} END {print n+0}')
+	if ! inr perf record -q -g -o /work/$z.data -- /work/cxx-$z 1 >"$T/rec-$z.log" 2>&1; then
+		fail "$z: perf record failed: $(grep -v schedstat "$T/rec-$z.log" | head -1)"
+		continue
+	fi
+	rm -rf "$W/cache"
+	k=0
+	for v in script script-srcline report; do
+		case $v in
+		script) set -- script -i /work/$z.data ;;
+		script-srcline) set -- script -F +srcline -i /work/$z.data ;;
+		report) set -- report --stdio --inline -i /work/$z.data ;;
+		esac
+		n=$z-$v
+		run "$n" -- "$@"
+		st=$(stats "$n")
+		k=$((k + 1))
+		if ! d=$(same "$n"); then
+			fail "$n: output differs stock vs shim: perf $*"
+			echo "$d"
+			continue
+		fi
+		case $v in
+		script | report)
+			if ! grep -q ' (inlined)' "$W/out/$n.stock"; then
+				fail "$n: identical, but stock printed no inline frame: not the path under test"
+				continue
+			fi ;;
+		script-srcline)
+			if ! grep -q 'cxx\.cpp:[0-9]' "$W/out/$n.stock"; then
+				fail "$n: identical, but stock printed no cxx.cpp source line"
+				continue
+			fi ;;
+		esac
+		# shellcheck disable=SC2086
+		set -- $st
+		if [ "$1" = none ] || [ "$#" -ne 5 ]; then
+			fail "$n: identical, but no dwarf_sections in the stats ($st)"
+		elif [ "$1" -lt 2 ] || [ "$2" -le "$own" ] || [ "$3" -le 0 ] || [ "$5" -ne 0 ]; then
+			fail "$n: identical, but dwarf_sections files=$1 mapped=$2 bytes=$3 left=$5 (want files >= 2, mapped > $own: the program's and libc's debug file)"
+		elif [ "$k" = 1 ] && [ "$4" -lt 2 ]; then
+			fail "$n: identical, first run built $4 copies (want >= 2)"
+		elif [ "$k" -gt 1 ] && [ "$4" -ne 0 ]; then
+			fail "$n: identical, warm run built $4 copies (want 0: mapped from the cache)"
+		else
+			pass "$n ($(wc -l <"$W/out/$n.stock") lines identical; dwarf_sections files=$1 mapped=$2 bytes=$3 built=$4)"
+		fi
+	done
+	# off: libdw inflates as it would; same output, no copy counted
+	n=$z-script
+	cp "$W/out/$n.stock" "$W/out/$n-off.stock"
+	run "$n-off" SYMLAZY_DWARF_MAP=0 -- script -i /work/$z.data
+	st=$(stats "$n-off")
+	if ! d=$(same "$n-off"); then
+		fail "$n-off: output differs stock vs shim with SYMLAZY_DWARF_MAP=0"
+		echo "$d"
+	elif [ "$st" != none ]; then
+		fail "$n-off: SYMLAZY_DWARF_MAP=0 but dwarf_sections $st"
+	else
+		pass "$n-off (SYMLAZY_DWARF_MAP=0: identical, no copy used)"
+	fi
+done
+exit $failed
