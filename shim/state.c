@@ -500,6 +500,8 @@ int shim_a2l_exec(const char *file, char *const argv[])
 	if (P.inert || in_shim || !atomic_load_explicit(&P.setup_done, memory_order_acquire) || !P.ok_real)
 		return -1;
 	return sl_session_a2l_exec(&P.core, file, argv);
+}
+
 /* issue 20: is @site (a return address) inside libdw.so.1? dladdr names the
  * object; its base is remembered once seen. */
 static uintptr_t libdw_base;
