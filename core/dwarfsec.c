@@ -33,7 +33,7 @@ static struct dwsec_ent *ents;
 static int nents;                     /* read without the lock: elf_end's fast path */
 static int warned;
 /* what the copy handed out by the last sl_dwsec_begin of this thread holds */
-static __thread struct sl_dbgsec_info pending;
+static __thread __attribute__((tls_model("initial-exec"))) struct sl_dbgsec_info pending;
 
 int sl_dwsec_begin(struct sl_session *s, int fd, Elf_Cmd cmd, Elf *ref)
 {
