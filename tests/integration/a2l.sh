@@ -88,7 +88,7 @@ else
 		[ -f "$l" ] && [ "$(head -c 4 "$l" | od -An -c | tr -d ' ')" = '177ELF' ] && { llvm=$l; break; }
 	done
 	if [ -n "$drv" ]; then
-		eligible rustc_driver "$drv" 1 && compare rustc_driver "$drv" 80 11
+		eligible rustc_driver "$drv" 1 && compare rustc_driver "$drv" 60 11
 	else
 		skip "a2l rustc_driver: none in $rs"
 	fi
@@ -106,7 +106,7 @@ for lib in /usr/lib/x86_64-linux-gnu/libstdc++.so.6 /usr/lib/x86_64-linux-gnu/li
 	out=$("$SERVE" --eligible "$lib")
 	if [ "${out%% *}" = 1 ]; then
 		pass "a2l $b: eligible"
-		compare "$b" "$lib" 1500 21
+		compare "$b" "$lib" 1000 21
 		compare "$b-a" "$lib" 500 22 -a
 	elif binutils_reads_lines "$lib"; then
 		pass "a2l $b: ineligible, and binutils does read line numbers for it (${out#0 })"
@@ -123,7 +123,7 @@ fx=$ROOT/build/fixture
 if [ -x "$fx/main" ]; then
 	if eligible fixture-main "$fx/main" 0; then :; fi
 	cp "$fx/main" "$T/main-nodebug" && strip --strip-debug "$T/main-nodebug"
-	eligible main-nodebug "$T/main-nodebug" 1 && compare main-nodebug "$T/main-nodebug" 50 31
+	eligible main-nodebug "$T/main-nodebug" 1 && compare main-nodebug "$T/main-nodebug" 30 31
 fi
 if [ -f "$fx/libbigshared.so" ]; then
 	eligible libbigshared "$fx/libbigshared.so" 1 && {
