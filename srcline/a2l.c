@@ -268,8 +268,8 @@ size_t a2l_answer(struct a2l_table *t, const char *line, size_t len, int with_ad
 			offset = strtoul(adr + 1, NULL, 0);
 		*end = '\0';
 		/* lookup_symbol: the first exact name, else the first whose
-		 * bfd_demangle is it, else 0. No demangled name is ",": the
-		 * demanglers print an identifier or operator with it */
+		 * bfd_demangle is it, else 0 (without the offset). perf's
+		 * sentinel "," was looked up when the table was built */
 		if (!strcmp(symp, ","))
 			pc = (t->h->flags & A2L_F_COMMA) ? t->h->comma_pc + offset : 0;
 		else if (!a2l_lookup_symbol(t, symp, offset, &pc))

@@ -357,6 +357,8 @@ out:
 	return ok;
 }
 
+static int demangles_to(const char *name, const char *want);
+
 /* ---- the build ------------------------------------------------------------------ */
 
 struct cand {                   /* one candidate function while sorting, 32 bytes */
@@ -447,15 +449,20 @@ static uint32_t sec_of(const struct a2l_sec *secs, uint32_t nsecs, uint32_t shnd
  * Walk the canonical symbols as _bfd_elf_find_function does (bfd/dwarf2.c):
  * the STT_FILE state machine and the _bfd_elf_maybe_function_sym filter.
  * Counts candidates into *@ncand and FILE symbols into *@nfile; fills
- * @c and @fidx (the FILE symbols' indexes) when not NULL. Also the "," symbol (addr2line.c lookup_symbol:
- * value + section vma, i.e. st_value, st_size for SHN_COMMON).
+ * @c and @fidx (the FILE symbols' indexes) when not NULL. With @h: the pc
+ * perf's sentinel line "," reads (lookup_symbol: the first symbol named
+ * ",", else the first whose bfd_demangle is ","; only a name holding a
+ * ',' can demangle to a lone ",": the demanglers print commas only between
+ * other things); its value + section vma, i.e. st_value (st_size for
+ * SHN_COMMON).
  */
 static void walk(const struct a2l_img *m, const struct a2l_tab *t, const struct a2l_sec *secs, uint32_t nsecs,
 		 struct cand *c, uint64_t *ncand, uint32_t *nfile, uint32_t *fidx, struct a2l_hdr *h)
 {
 	enum { nothing_seen, symbol_seen, file_after_symbol_seen } state = nothing_seen;
 	uint32_t file = A2L_NONE, nf = 0;
-	uint64_t k = 0;
+	uint64_t k = 0, dem_pc = 0;
+	int dem_found = 0;
 	Elf64_Sym s;
 
 	for (uint32_t i = 1; i < t->n; i++) {
@@ -467,9 +474,17 @@ static void walk(const struct a2l_img *m, const struct a2l_tab *t, const struct 
 		a2l_sym(m, t, i, &s);
 		type = ELF64_ST_TYPE(s.st_info);
 		bind = ELF64_ST_BIND(s.st_info);
-		if (h && !(h->flags & A2L_F_COMMA) && !strcmp(a2l_sym_name(m, t, &s), ",")) {
-			h->flags |= A2L_F_COMMA;
-			h->comma_pc = s.st_shndx == SHN_COMMON || s.st_shndx == SHN_X86_64_LCOMMON_ ? s.st_size : s.st_value;
+		if (h && !(h->flags & A2L_F_COMMA)) {
+			const char *n = a2l_sym_name(m, t, &s);
+			uint64_t v = s.st_shndx == SHN_COMMON || s.st_shndx == SHN_X86_64_LCOMMON_ ? s.st_size : s.st_value;
+
+			if (!strcmp(n, ",")) {
+				h->flags |= A2L_F_COMMA;
+				h->comma_pc = v;
+			} else if (!dem_found && strchr(n, ',') && demangles_to(n, ",")) {
+				dem_found = 1;
+				dem_pc = v;
+			}
 		}
 		if (type == STT_FILE) {         /* BSF_FILE */
 			if (fidx)
@@ -507,6 +522,10 @@ static void walk(const struct a2l_img *m, const struct a2l_tab *t, const struct 
 					      file : A2L_NONE };
 		}
 		k++;
+	}
+	if (h && !(h->flags & A2L_F_COMMA) && dem_found) {     /* no exact "," anywhere */
+		h->flags |= A2L_F_COMMA;
+		h->comma_pc = dem_pc;
 	}
 	*ncand = k;
 	*nfile = nf;

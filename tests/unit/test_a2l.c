@@ -319,6 +319,32 @@ static void test_lines(void **state)
 	assert_non_null(strstr(out, "outer\n??:?\n"));
 }
 
+/* A symbol named ",": perf's sentinel line reads its address (lookup_symbol) */
+static void test_comma_symbol(void **state)
+{
+	char p[160], out[4096];
+
+	(void)state;
+	put("comma.s", "\t.text\n\t.globl f0\n\t.type f0,@function\nf0:\n\t.fill 16,1,0x90\n\t.size f0,16\n"
+		       "\t.globl \",\"\n\t.type \",\",@function\n\",\":\n\t.fill 8,1,0x90\n\t.size \",\",8\n"
+		       "\t.section .note.GNU-stack,\"\",@progbits\n");
+	assert_int_equal(sh("cd %s && cc -shared -nostdlib -o libcomma.so comma.s", dir), 0);
+	snprintf(p, sizeof(p), "%s/libcomma.so", dir);
+	assert_int_equal(a2l_eligible(p, out, sizeof(out)), 1);
+	{
+		char in[64];
+		uint64_t f0 = addr_of(p, "f0"), c = addr_of(p, ",");
+		char want[256];
+
+		in[0] = '\0';
+		q(in, sizeof(in), f0);
+		serve(p, in, 1, out, sizeof(out));
+		snprintf(want, sizeof(want), "0x%016llx\nf0\n??:?\n0x%016llx\n,\n??:?\n", (unsigned long long)f0,
+			 (unsigned long long)c);
+		assert_string_equal(out, want);
+	}
+}
+
 static void test_cache_files(void **state)
 {
 	struct a2l_table t;
@@ -417,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_answers),
 		cmocka_unit_test(test_dynsym_only),
 		cmocka_unit_test(test_lines),
+		cmocka_unit_test(test_comma_symbol),
 		cmocka_unit_test(test_cache_files),
 		cmocka_unit_test(test_hostile),
 	};
