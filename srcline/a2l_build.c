@@ -238,26 +238,39 @@ static int debug_file(const struct a2l_img *m, const char *path, char *found, si
 	size_t len;
 
 	/* bfd_follow_build_id_debuglink: ".build-id/xx/rest.debug", no
-	 * directory of the file: ".", ".debug/", then the roots */
-	if (find_name(m, ".note.gnu.build-id", &sh) && (d = sec_data(m, &sh)) && sh.sh_size >= sizeof(Elf64_Nhdr)) {
-		Elf64_Nhdr nh;
+	 * directory of the file: ".", ".debug/", then the roots. bfd takes the
+	 * first note of .note.gnu.build-id; every NT_GNU_BUILD_ID note of every
+	 * SHT_NOTE section is tried here (conservative) */
+	for (size_t i = 1; i < m->shnum; i++) {
+		uint64_t o = 0;
 
-		memcpy(&nh, d, sizeof(nh));
-		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_descsz && nh.n_descsz <= 64 &&
-		    sizeof(nh) + ((nh.n_namesz + 3ull) & ~3ull) + nh.n_descsz <= sh.sh_size) {
-			const unsigned char *id = d + sizeof(nh) + ((nh.n_namesz + 3u) & ~3u);
-			char hex[130], base[160];
+		if (!a2l_shdr(m, i, &sh) || sh.sh_type != SHT_NOTE || !(d = sec_data(m, &sh)))
+			continue;
+		while (o + sizeof(Elf64_Nhdr) <= sh.sh_size) {
+			Elf64_Nhdr nh;
+			uint64_t desc, next;
 
-			for (uint32_t i = 0; i < nh.n_descsz; i++)
-				snprintf(hex + 2 * i, 3, "%02x", id[i]);
-			snprintf(base, sizeof(base), ".build-id/%.2s/%s.debug", hex, hex + 2);
-			const char *const tries[] = { "", ".debug/", DEBUGDIR "/", DEBUGDIR "/usr/", DEBUGDIR "/" };
+			memcpy(&nh, d + o, sizeof(nh));
+			desc = o + sizeof(nh) + ((nh.n_namesz + 3ull) & ~3ull);
+			next = desc + ((nh.n_descsz + 3ull) & ~3ull);
+			if (desc > sh.sh_size || nh.n_descsz > sh.sh_size - desc)
+				break;
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_descsz && nh.n_descsz <= 64) {
+				char hex[130], base[160];
+				const char *const tries[] = { "", ".debug/", DEBUGDIR "/", DEBUGDIR "/usr/" };
 
-			for (size_t k = 0; k < sizeof(tries) / sizeof(tries[0]); k++) {
-				snprintf(cand, sizeof(cand), "%s%s", tries[k], base);
-				if (exists(cand))
-					return snprintf(found, fsz, "%s", cand), 1;
+				for (uint32_t k = 0; k < nh.n_descsz; k++)
+					snprintf(hex + 2 * k, 3, "%02x", d[desc + k]);
+				snprintf(base, sizeof(base), ".build-id/%.2s/%s.debug", hex, hex + 2);
+				for (size_t k = 0; k < sizeof(tries) / sizeof(tries[0]); k++) {
+					snprintf(cand, sizeof(cand), "%s%s", tries[k], base);
+					if (exists(cand))
+						return snprintf(found, fsz, "%s", cand), 1;
+				}
 			}
+			if (next <= o || next > sh.sh_size)
+				break;
+			o = next;
 		}
 	}
 	/* bfd_follow_gnu_debuglink: the name in .gnu_debuglink */

@@ -228,6 +228,22 @@ static void test_eligible(void **state)
 	/* ... or in its .debug/ */
 	sh("mkdir -p %s/.debug && mv %s/liblink.dbg.away %s/.debug/liblink.dbg", dir, dir, dir);
 	assert_int_equal(a2l_eligible(p, why, sizeof(why)), 0);
+	/* a build-id debug file, even relative to the working directory */
+	{
+		char cwd[512];
+
+		assert_non_null(getcwd(cwd, sizeof(cwd)));
+		assert_int_equal(sh("cd %s && id=$(readelf -n libnodebug.so | awk '/Build ID/ {print $3}') && "
+				    "d=$(echo $id | cut -c1-2) && r=$(echo $id | cut -c3-) && mkdir -p .build-id/$d && "
+				    "touch .build-id/$d/$r.debug", dir), 0);
+		snprintf(p, sizeof(p), "%s/libnodebug.so", dir);
+		assert_int_equal(chdir(dir), 0);
+		assert_int_equal(a2l_eligible(p, why, sizeof(why)), 0);
+		assert_non_null(strstr(why, ".build-id/"));
+		assert_int_equal(chdir(cwd), 0);
+		assert_int_equal(a2l_eligible(p, why, sizeof(why)), 1);
+		sh("rm -rf %s/.build-id", dir);
+	}
 	/* not ELF, missing, a directory */
 	snprintf(p, sizeof(p), "%s/a.s", dir);
 	assert_int_equal(a2l_eligible(p, why, sizeof(why)), 0);
