@@ -56,7 +56,8 @@ int a2l_validate(const void *map, size_t size)
 	uint64_t off;
 
 	if (size < sizeof(*h) || memcmp(h->magic, A2L_MAGIC, 8) || h->version != A2L_VERSION ||
-	    h->hdr_size != sizeof(*h) || h->endian != A2L_ENDIAN || h->file_size != size || h->flags > 7)
+	    h->hdr_size != sizeof(*h) || h->endian != A2L_ENDIAN || h->file_size != size || h->flags > 7 ||
+	    h->max_str > h->strings_size)
 		return -EINVAL;
 	off = sizeof(*h);
 	if (h->secs_off != off)

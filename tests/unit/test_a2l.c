@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "index/cache.h"
+#include "index/format.h"
 #include "srcline/a2l.h"
 
 static const char *asm_a =
@@ -424,6 +425,47 @@ static void test_cache_files(void **state)
 	close(dfd);
 }
 
+/* Mutated tables with a recomputed checksum: a2l_validate rejects them or
+ * answers stay in bounds (run under ASan by make sanitize builds too). */
+static void test_validate_mutations(void **state)
+{
+	struct a2l_table t, m;
+	char why[256], out[8192];
+	unsigned char *copy;
+	unsigned seed = 12345;
+	uint64_t outer = addr_of(so, "outer");
+	char line[64];
+
+	(void)state;
+	assert_int_equal(a2l_open(so, -1, &t, why, sizeof(why)), 0);
+	assert_int_equal(a2l_validate(t.map, t.map_size), 0);
+	copy = malloc(t.map_size);
+	assert_non_null(copy);
+	snprintf(line, sizeof(line), "%016llx\n", (unsigned long long)outer);
+	for (int it = 0; it < 3000; it++) {
+		struct a2l_hdr *h = (void *)copy;
+
+		memcpy(copy, t.map, t.map_size);
+		for (int k = 0; k < 1 + it % 4; k++) {
+			size_t at = (size_t)(rand_r(&seed) % (it % 2 ? t.map_size : 200));
+
+			copy[at] = (unsigned char)rand_r(&seed);
+		}
+		h->checksum = symindex_checksum(copy + 32, t.map_size - 32);
+		if (a2l_validate(copy, t.map_size) < 0)
+			continue;
+		memset(&m, 0, sizeof(m));
+		a2l_attach(&m, copy, t.map_size);
+		snprintf(m.path, sizeof(m.path), "%s", so);
+		for (uint64_t a = outer - 64; a < outer + 256; a += 5) {
+			snprintf(line, sizeof(line), "%016llx\n", (unsigned long long)a);
+			assert_true(a2l_answer(&m, line, strlen(line), 1, out, sizeof(out)) > 0);
+		}
+	}
+	free(copy);
+	a2l_close(&t);
+}
+
 static void test_hostile(void **state)
 {
 	struct a2l_table t;
@@ -461,6 +503,7 @@ int main(void)
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_comma_symbol),
 		cmocka_unit_test(test_cache_files),
+		cmocka_unit_test(test_validate_mutations),
 		cmocka_unit_test(test_hostile),
 	};
 
