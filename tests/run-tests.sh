@@ -31,7 +31,7 @@ JOBS=${SYMLAZY_TEST_JOBS:-2}
 # sanitizer builds (robust_cache, robust_threads) and the fuzzers
 sh scripts/build-fixture.sh build/fixture >"$LOG/prebuild.log" 2>&1
 command -v clang >/dev/null 2>&1 && make -s -j"$JOBS" sanitize fuzz-build >>"$LOG/prebuild.log" 2>&1
-LONG="perf612 perf72 corpus robust_cache perf_shim dwarf robust_fuzz robust_malformed robust_perfdata perfdata offsets kernel bpf"
+LONG="perf612 perf72 a2l corpus robust_cache perf_shim dwarf robust_fuzz robust_malformed robust_perfdata perfdata offsets kernel bpf"
 # Scripts that record the whole system (perf record -a) run alone afterwards:
 # beside another test they would sample its processes, whose files may be
 # gone or rewritten between their stock and shim runs.

@@ -7,7 +7,8 @@
 # perf's request stream ("%016x\n,\n" per address: symbol starts, starts - 1,
 # middles, ends, gaps, random addresses in SHF_ALLOC sections, addresses
 # outside any section, repeats and ascending runs for the one-entry cache;
-# tests/integration/a2l_addrs.py) is compared with build/bin/a2l-serve
+# tests/integration/a2l_addrs.py; generated symbol tables with nested
+# symbols: tests/integration/a2l_gen.py) is compared with build/bin/a2l-serve
 # (scripts/a2l-serve.c: a2l_open + a2l_serve), once building the table and
 # once from its cache file. Files binutils does read debug information from
 # must be reported ineligible. binutils needs 90-250 ms per query on the
@@ -31,6 +32,7 @@ fi
 [ -x "$SERVE" ] || { failt "a2l: $SERVE not built (make)"; exit 1; }
 
 # compare NAME FILE N SEED [-a]: N addresses, byte streams identical?
+# (sets name f n seed a g l: callers keep their own variables apart)
 compare() {
 	name=$1 f=$2 n=$3 seed=$4 a=$5
 	/usr/bin/python3 "$ADDRS" "$f" "$n" "$seed" >"$T/$name.in" || { failt "a2l $name: no addresses"; return; }
@@ -133,6 +135,23 @@ if [ -f "$fx/libbigshared.so" ]; then
 	cp "$fx/libbigshared.so" "$T/libdynonly.so" && strip --strip-all "$T/libdynonly.so"
 	eligible libdynonly "$T/libdynonly.so" 1 && compare libdynonly "$T/libdynonly.so" 60 43
 fi
+
+# generated symbol tables (tests/integration/a2l_gen.py): nested and
+# overlapping symbols, aliases, zero sizes, annobin markers, STT_FILE states;
+# here the one-entry cache of _bfd_elf_find_function changes answers
+for gs in 1 2; do
+	gd=$T/gen$gs
+	mkdir -p "$gd"
+	if /usr/bin/python3 "$ROOT/tests/integration/a2l_gen.py" "$gd" "$gs" &&
+	   (cd "$gd" && cc -c g0.s g1.s g2.s && cc -shared -nostdlib -o libgen.so g0.o g1.o g2.o) >"$gd/build.log" 2>&1; then
+		eligible gen$gs "$gd/libgen.so" 1 && compare gen$gs "$gd/libgen.so" 4000 6$gs
+		compare gen$gs-a "$gd/libgen.so" 2000 7$gs -a
+		cp "$gd/libgen.so" "$gd/libgendyn.so" && strip --strip-all "$gd/libgendyn.so" &&
+			compare gen$gs-dynsym "$gd/libgendyn.so" 2000 8$gs
+	else
+		failt "a2l gen$gs: could not build the generated lib: $(tail -3 "$gd/build.log")"
+	fi
+done
 
 # a small lib: odd input lines as fgets cuts them (99-byte pieces, blanks,
 # 0x prefixes, hex letters, symbol names and symbol+offset, no final newline)
