@@ -175,7 +175,10 @@ int a2l_canon_table(const struct a2l_img *m, struct a2l_tab *t)
 		if (!idx[k])
 			continue;
 		a2l_shdr(m, idx[k], &sh);
+		/* bfd_section_from_shdr fails the whole file on a bad
+		 * sh_entsize or an sh_info (first global) past the table */
 		if (sh.sh_entsize != sizeof(Elf64_Sym) || sh.sh_size % sizeof(Elf64_Sym) ||
+		    (uint64_t)sh.sh_info * sizeof(Elf64_Sym) > sh.sh_size ||
 		    !a2l_in_file(m, sh.sh_offset, sh.sh_size) || sh.sh_type == SHT_NOBITS)
 			return -EINVAL;
 		if (sh.sh_size / sizeof(Elf64_Sym) <= 1)
