@@ -12,6 +12,7 @@ LIBS     := -lpthread -ldl
 # The library under shim/ and cmd/, one way down (tests/integration/layout.sh):
 #   core/ (decisions, core/model/: one file per tool and version)
 #   -> index/ (the symbol index) / perfdata/ (perf.data) / textsrc/ (kallsyms, perf maps)
+#   / srcline/ (addr2line answers; uses index/'s checksum and cache dir)
 #   -> util/
 LIB_DIRS := core core/model index perfdata srcline textsrc util
 # Modules only programs link (never libsymlazy.so): direct libelf, the

@@ -56,7 +56,8 @@ int a2l_validate(const void *map, size_t size)
 	uint64_t off;
 
 	if (size < sizeof(*h) || memcmp(h->magic, A2L_MAGIC, 8) || h->version != A2L_VERSION ||
-	    h->hdr_size != sizeof(*h) || h->endian != A2L_ENDIAN || h->file_size != size || h->flags > 7)
+	    h->hdr_size != sizeof(*h) || h->endian != A2L_ENDIAN || h->file_size != size || h->flags > 7 ||
+	    h->max_str > h->strings_size)
 		return -EINVAL;
 	off = sizeof(*h);
 	if (h->secs_off != off)
@@ -268,8 +269,8 @@ size_t a2l_answer(struct a2l_table *t, const char *line, size_t len, int with_ad
 			offset = strtoul(adr + 1, NULL, 0);
 		*end = '\0';
 		/* lookup_symbol: the first exact name, else the first whose
-		 * bfd_demangle is it, else 0. No demangled name is ",": the
-		 * demanglers print an identifier or operator with it */
+		 * bfd_demangle is it, else 0 (without the offset). perf's
+		 * sentinel "," was looked up when the table was built */
 		if (!strcmp(symp, ","))
 			pc = (t->h->flags & A2L_F_COMMA) ? t->h->comma_pc + offset : 0;
 		else if (!a2l_lookup_symbol(t, symp, offset, &pc))

@@ -43,10 +43,16 @@
  *     (struct a2l_table.c_sec / c_func); so answers depend on the previous
  *     queries exactly as binutils' do.
  * Limits: only ELFCLASS64 little-endian EM_X86_64 ET_EXEC/ET_DYN files
- * (a2l_eligible says 0 otherwise: the caller runs the real addr2line);
- * SHN_XINDEX symbol tables are refused; a line naming a symbol other than ","
- * (perf never sends one) is looked up by a linear scan of the ELF file and
- * demangled with libiberty's cplus_demangle, as binutils does.
+ * (a2l_eligible says 0 otherwise: the caller runs the real addr2line), and
+ * eligibility is conservative (a debug file that merely exists, any
+ * .debug* section, makes a file ineligible even where bfd would reject it);
+ * refused (a2l_eligible 0, a2l_open -EINVAL/-ENOTSUP) where bfd's reading
+ * could differ from ours: SHT_SYMTAB_SHNDX, symbol table sh_entsize not 24,
+ * a string table that is not a NUL-ended SHT_STRTAB, e_shentsize not 64.
+ * A line naming a symbol other than "," (perf never sends one) is looked up
+ * by a linear scan of the ELF file, as binutils does, demangling with the
+ * libiberty linked here (libiberty-dev of the same release as binutils
+ * 2.40 on Debian 12) and allocating; "," is answered from the table.
  *
  * The table is a self-contained cache file "<key %016llx>.a2l" in the cache
  * directory (index/cache.h), key = FNV-1a 64 over the little-endian u64

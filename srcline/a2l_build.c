@@ -175,7 +175,10 @@ int a2l_canon_table(const struct a2l_img *m, struct a2l_tab *t)
 		if (!idx[k])
 			continue;
 		a2l_shdr(m, idx[k], &sh);
+		/* bfd_section_from_shdr fails the whole file on a bad
+		 * sh_entsize or an sh_info (first global) past the table */
 		if (sh.sh_entsize != sizeof(Elf64_Sym) || sh.sh_size % sizeof(Elf64_Sym) ||
+		    (uint64_t)sh.sh_info * sizeof(Elf64_Sym) > sh.sh_size ||
 		    !a2l_in_file(m, sh.sh_offset, sh.sh_size) || sh.sh_type == SHT_NOBITS)
 			return -EINVAL;
 		if (sh.sh_size / sizeof(Elf64_Sym) <= 1)
@@ -238,26 +241,39 @@ static int debug_file(const struct a2l_img *m, const char *path, char *found, si
 	size_t len;
 
 	/* bfd_follow_build_id_debuglink: ".build-id/xx/rest.debug", no
-	 * directory of the file: ".", ".debug/", then the roots */
-	if (find_name(m, ".note.gnu.build-id", &sh) && (d = sec_data(m, &sh)) && sh.sh_size >= sizeof(Elf64_Nhdr)) {
-		Elf64_Nhdr nh;
+	 * directory of the file: ".", ".debug/", then the roots. bfd takes the
+	 * first note of .note.gnu.build-id; every NT_GNU_BUILD_ID note of every
+	 * SHT_NOTE section is tried here (conservative) */
+	for (size_t i = 1; i < m->shnum; i++) {
+		uint64_t o = 0;
 
-		memcpy(&nh, d, sizeof(nh));
-		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_descsz && nh.n_descsz <= 64 &&
-		    sizeof(nh) + ((nh.n_namesz + 3ull) & ~3ull) + nh.n_descsz <= sh.sh_size) {
-			const unsigned char *id = d + sizeof(nh) + ((nh.n_namesz + 3u) & ~3u);
-			char hex[130], base[160];
+		if (!a2l_shdr(m, i, &sh) || sh.sh_type != SHT_NOTE || !(d = sec_data(m, &sh)))
+			continue;
+		while (o + sizeof(Elf64_Nhdr) <= sh.sh_size) {
+			Elf64_Nhdr nh;
+			uint64_t desc, next;
 
-			for (uint32_t i = 0; i < nh.n_descsz; i++)
-				snprintf(hex + 2 * i, 3, "%02x", id[i]);
-			snprintf(base, sizeof(base), ".build-id/%.2s/%s.debug", hex, hex + 2);
-			const char *const tries[] = { "", ".debug/", DEBUGDIR "/", DEBUGDIR "/usr/", DEBUGDIR "/" };
+			memcpy(&nh, d + o, sizeof(nh));
+			desc = o + sizeof(nh) + ((nh.n_namesz + 3ull) & ~3ull);
+			next = desc + ((nh.n_descsz + 3ull) & ~3ull);
+			if (desc > sh.sh_size || nh.n_descsz > sh.sh_size - desc)
+				break;
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_descsz && nh.n_descsz <= 64) {
+				char hex[130], base[160];
+				const char *const tries[] = { "", ".debug/", DEBUGDIR "/", DEBUGDIR "/usr/" };
 
-			for (size_t k = 0; k < sizeof(tries) / sizeof(tries[0]); k++) {
-				snprintf(cand, sizeof(cand), "%s%s", tries[k], base);
-				if (exists(cand))
-					return snprintf(found, fsz, "%s", cand), 1;
+				for (uint32_t k = 0; k < nh.n_descsz; k++)
+					snprintf(hex + 2 * k, 3, "%02x", d[desc + k]);
+				snprintf(base, sizeof(base), ".build-id/%.2s/%s.debug", hex, hex + 2);
+				for (size_t k = 0; k < sizeof(tries) / sizeof(tries[0]); k++) {
+					snprintf(cand, sizeof(cand), "%s%s", tries[k], base);
+					if (exists(cand))
+						return snprintf(found, fsz, "%s", cand), 1;
+				}
 			}
+			if (next <= o || next > sh.sh_size)
+				break;
+			o = next;
 		}
 	}
 	/* bfd_follow_gnu_debuglink: the name in .gnu_debuglink */
@@ -357,6 +373,8 @@ out:
 	return ok;
 }
 
+static int demangles_to(const char *name, const char *want);
+
 /* ---- the build ------------------------------------------------------------------ */
 
 struct cand {                   /* one candidate function while sorting, 32 bytes */
@@ -447,15 +465,20 @@ static uint32_t sec_of(const struct a2l_sec *secs, uint32_t nsecs, uint32_t shnd
  * Walk the canonical symbols as _bfd_elf_find_function does (bfd/dwarf2.c):
  * the STT_FILE state machine and the _bfd_elf_maybe_function_sym filter.
  * Counts candidates into *@ncand and FILE symbols into *@nfile; fills
- * @c and @fidx (the FILE symbols' indexes) when not NULL. Also the "," symbol (addr2line.c lookup_symbol:
- * value + section vma, i.e. st_value, st_size for SHN_COMMON).
+ * @c and @fidx (the FILE symbols' indexes) when not NULL. With @h: the pc
+ * perf's sentinel line "," reads (lookup_symbol: the first symbol named
+ * ",", else the first whose bfd_demangle is ","; only a name holding a
+ * ',' can demangle to a lone ",": the demanglers print commas only between
+ * other things); its value + section vma, i.e. st_value (st_size for
+ * SHN_COMMON).
  */
 static void walk(const struct a2l_img *m, const struct a2l_tab *t, const struct a2l_sec *secs, uint32_t nsecs,
 		 struct cand *c, uint64_t *ncand, uint32_t *nfile, uint32_t *fidx, struct a2l_hdr *h)
 {
 	enum { nothing_seen, symbol_seen, file_after_symbol_seen } state = nothing_seen;
 	uint32_t file = A2L_NONE, nf = 0;
-	uint64_t k = 0;
+	uint64_t k = 0, dem_pc = 0;
+	int dem_found = 0;
 	Elf64_Sym s;
 
 	for (uint32_t i = 1; i < t->n; i++) {
@@ -467,9 +490,17 @@ static void walk(const struct a2l_img *m, const struct a2l_tab *t, const struct 
 		a2l_sym(m, t, i, &s);
 		type = ELF64_ST_TYPE(s.st_info);
 		bind = ELF64_ST_BIND(s.st_info);
-		if (h && !(h->flags & A2L_F_COMMA) && !strcmp(a2l_sym_name(m, t, &s), ",")) {
-			h->flags |= A2L_F_COMMA;
-			h->comma_pc = s.st_shndx == SHN_COMMON || s.st_shndx == SHN_X86_64_LCOMMON_ ? s.st_size : s.st_value;
+		if (h && !(h->flags & A2L_F_COMMA)) {
+			const char *n = a2l_sym_name(m, t, &s);
+			uint64_t v = s.st_shndx == SHN_COMMON || s.st_shndx == SHN_X86_64_LCOMMON_ ? s.st_size : s.st_value;
+
+			if (!strcmp(n, ",")) {
+				h->flags |= A2L_F_COMMA;
+				h->comma_pc = v;
+			} else if (!dem_found && strchr(n, ',') && demangles_to(n, ",")) {
+				dem_found = 1;
+				dem_pc = v;
+			}
 		}
 		if (type == STT_FILE) {         /* BSF_FILE */
 			if (fidx)
@@ -507,6 +538,10 @@ static void walk(const struct a2l_img *m, const struct a2l_tab *t, const struct 
 					      file : A2L_NONE };
 		}
 		k++;
+	}
+	if (h && !(h->flags & A2L_F_COMMA) && dem_found) {     /* no exact "," anywhere */
+		h->flags |= A2L_F_COMMA;
+		h->comma_pc = dem_pc;
 	}
 	*ncand = k;
 	*nfile = nf;

@@ -38,11 +38,25 @@ pool = []
 for v, s in syms:
     pool += [v, v - 1, v + s // 2, v + max(s, 1) - 1, v + s, v + s + 1]
 pool = [a & 0xffffffffffffffff for a in pool]
+# nested starts (a symbol starting inside another's [value, value + size)):
+# asking the outer one first leaves it in _bfd_elf_find_function's cache,
+# which then answers for the inner one's addresses too
+srt = sorted(set(syms))
+nested = []
+for k, (v, s) in enumerate(srt):
+    j = k + 1
+    while j < len(srt) and srt[j][0] < v + s and len(nested) < 20000:
+        if srt[j][0] > v:
+            nested.append((v, srt[j][0]))
+        j += 1
 out = []
 top = max((s['addr'] + s['size'] for s in alloc), default=0x1000)
 while len(out) < n:
     r = rnd.random()
-    if pool and r < 0.55:
+    if nested and r < 0.08:
+        o, i = rnd.choice(nested)
+        out += [o, i, i + 1]                 # outer, then inside the inner one
+    elif pool and r < 0.55:
         out.append(rnd.choice(pool))
     elif alloc and r < 0.85:
         s = rnd.choice(alloc)
@@ -59,4 +73,4 @@ for _ in range(max(1, n // 50)):
     i = rnd.randrange(len(out))
     j = min(len(out), i + rnd.randrange(2, 12))
     out[i:j] = sorted(out[i:j])
-sys.stdout.write(''.join('%016x\n,\n' % a for a in out))
+sys.stdout.write(''.join('%016x\n,\n' % a for a in out[:n]))

@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "index/cache.h"
+#include "index/format.h"
 #include "srcline/a2l.h"
 
 static const char *asm_a =
@@ -228,6 +229,22 @@ static void test_eligible(void **state)
 	/* ... or in its .debug/ */
 	sh("mkdir -p %s/.debug && mv %s/liblink.dbg.away %s/.debug/liblink.dbg", dir, dir, dir);
 	assert_int_equal(a2l_eligible(p, why, sizeof(why)), 0);
+	/* a build-id debug file, even relative to the working directory */
+	{
+		char cwd[512];
+
+		assert_non_null(getcwd(cwd, sizeof(cwd)));
+		assert_int_equal(sh("cd %s && id=$(readelf -n libnodebug.so | awk '/Build ID/ {print $3}') && "
+				    "d=$(echo $id | cut -c1-2) && r=$(echo $id | cut -c3-) && mkdir -p .build-id/$d && "
+				    "touch .build-id/$d/$r.debug", dir), 0);
+		snprintf(p, sizeof(p), "%s/libnodebug.so", dir);
+		assert_int_equal(chdir(dir), 0);
+		assert_int_equal(a2l_eligible(p, why, sizeof(why)), 0);
+		assert_non_null(strstr(why, ".build-id/"));
+		assert_int_equal(chdir(cwd), 0);
+		assert_int_equal(a2l_eligible(p, why, sizeof(why)), 1);
+		sh("rm -rf %s/.build-id", dir);
+	}
 	/* not ELF, missing, a directory */
 	snprintf(p, sizeof(p), "%s/a.s", dir);
 	assert_int_equal(a2l_eligible(p, why, sizeof(why)), 0);
@@ -319,6 +336,32 @@ static void test_lines(void **state)
 	assert_non_null(strstr(out, "outer\n??:?\n"));
 }
 
+/* A symbol named ",": perf's sentinel line reads its address (lookup_symbol) */
+static void test_comma_symbol(void **state)
+{
+	char p[160], out[4096];
+
+	(void)state;
+	put("comma.s", "\t.text\n\t.globl f0\n\t.type f0,@function\nf0:\n\t.fill 16,1,0x90\n\t.size f0,16\n"
+		       "\t.globl \",\"\n\t.type \",\",@function\n\",\":\n\t.fill 8,1,0x90\n\t.size \",\",8\n"
+		       "\t.section .note.GNU-stack,\"\",@progbits\n");
+	assert_int_equal(sh("cd %s && cc -shared -nostdlib -o libcomma.so comma.s", dir), 0);
+	snprintf(p, sizeof(p), "%s/libcomma.so", dir);
+	assert_int_equal(a2l_eligible(p, out, sizeof(out)), 1);
+	{
+		char in[64];
+		uint64_t f0 = addr_of(p, "f0"), c = addr_of(p, ",");
+		char want[256];
+
+		in[0] = '\0';
+		q(in, sizeof(in), f0);
+		serve(p, in, 1, out, sizeof(out));
+		snprintf(want, sizeof(want), "0x%016llx\nf0\n??:?\n0x%016llx\n,\n??:?\n", (unsigned long long)f0,
+			 (unsigned long long)c);
+		assert_string_equal(out, want);
+	}
+}
+
 static void test_cache_files(void **state)
 {
 	struct a2l_table t;
@@ -382,6 +425,47 @@ static void test_cache_files(void **state)
 	close(dfd);
 }
 
+/* Mutated tables with a recomputed checksum: a2l_validate rejects them or
+ * answers stay in bounds (run under ASan by make sanitize builds too). */
+static void test_validate_mutations(void **state)
+{
+	struct a2l_table t, m;
+	char why[256], out[8192];
+	unsigned char *copy;
+	unsigned seed = 12345;
+	uint64_t outer = addr_of(so, "outer");
+	char line[64];
+
+	(void)state;
+	assert_int_equal(a2l_open(so, -1, &t, why, sizeof(why)), 0);
+	assert_int_equal(a2l_validate(t.map, t.map_size), 0);
+	copy = malloc(t.map_size);
+	assert_non_null(copy);
+	snprintf(line, sizeof(line), "%016llx\n", (unsigned long long)outer);
+	for (int it = 0; it < 3000; it++) {
+		struct a2l_hdr *h = (void *)copy;
+
+		memcpy(copy, t.map, t.map_size);
+		for (int k = 0; k < 1 + it % 4; k++) {
+			size_t at = (size_t)(rand_r(&seed) % (it % 2 ? t.map_size : 200));
+
+			copy[at] = (unsigned char)rand_r(&seed);
+		}
+		h->checksum = symindex_checksum(copy + 32, t.map_size - 32);
+		if (a2l_validate(copy, t.map_size) < 0)
+			continue;
+		memset(&m, 0, sizeof(m));
+		a2l_attach(&m, copy, t.map_size);
+		snprintf(m.path, sizeof(m.path), "%s", so);
+		for (uint64_t a = outer - 64; a < outer + 256; a += 5) {
+			snprintf(line, sizeof(line), "%016llx\n", (unsigned long long)a);
+			assert_true(a2l_answer(&m, line, strlen(line), 1, out, sizeof(out)) > 0);
+		}
+	}
+	free(copy);
+	a2l_close(&t);
+}
+
 static void test_hostile(void **state)
 {
 	struct a2l_table t;
@@ -417,7 +501,9 @@ int main(void)
 		cmocka_unit_test(test_answers),
 		cmocka_unit_test(test_dynsym_only),
 		cmocka_unit_test(test_lines),
+		cmocka_unit_test(test_comma_symbol),
 		cmocka_unit_test(test_cache_files),
+		cmocka_unit_test(test_validate_mutations),
 		cmocka_unit_test(test_hostile),
 	};
 

@@ -1,0 +1,184 @@
+#!/bin/sh
+# srcline/a2l.h against GNU addr2line 2.40 itself: for real DSOs in which
+# binutils reads no debug information (the Rust toolchain's librustc_driver
+# and libLLVM, libstdc++, libc unless libc6-dbg is installed, the fixture's
+# main with its DWARF stripped and libbigshared.so, a .dynsym-only stripped
+# lib), the whole byte stream of `addr2line -e F -i -f` (and `-a -i -f`) on
+# perf's request stream ("%016x\n,\n" per address: symbol starts, starts - 1,
+# middles, ends, gaps, random addresses in SHF_ALLOC sections, addresses
+# outside any section, repeats and ascending runs for the one-entry cache;
+# tests/integration/a2l_addrs.py; generated symbol tables with nested
+# symbols: tests/integration/a2l_gen.py) is compared with build/bin/a2l-serve
+# (scripts/a2l-serve.c: a2l_open + a2l_serve), once building the table and
+# once from its cache file. Files binutils does read debug information from
+# must be reported ineligible. binutils needs 90-250 ms per query on the
+# big DSOs (its "," lookup demangles every symbol): few addresses there,
+# thousands on the small ones (about a minute in all).
+ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+SERVE=$ROOT/build/bin/a2l-serve
+ADDRS=$ROOT/tests/integration/a2l_addrs.py
+A2L=${ADDR2LINE:-/usr/bin/addr2line}
+T=$ROOT/build/a2l
+rm -rf "$T"; mkdir -p "$T/cache"; chmod 700 "$T/cache"
+pass() { echo "PASS: $*"; }
+failt() { echo "FAIL: $*"; }
+skip() { echo "SKIP: $*"; }
+info() { echo "INFO: $*"; }
+
+if ! "$A2L" --version 2>/dev/null | head -1 | grep -q ' 2\.40$'; then
+	skip "a2l: $A2L is not GNU addr2line 2.40 ($("$A2L" --version 2>/dev/null | head -1))"
+	exit 0
+fi
+[ -x "$SERVE" ] || { failt "a2l: $SERVE not built (make)"; exit 1; }
+
+# compare NAME FILE N SEED [-a]: N addresses, byte streams identical?
+# (sets name f n seed a g l: callers keep their own variables apart)
+compare() {
+	name=$1 f=$2 n=$3 seed=$4 a=$5
+	/usr/bin/python3 "$ADDRS" "$f" "$n" "$seed" >"$T/$name.in" || { failt "a2l $name: no addresses"; return; }
+	t0=$(date +%s)
+	"$A2L" -e "$f" $a -i -f <"$T/$name.in" >"$T/$name.ref" 2>"$T/$name.referr"
+	t1=$(date +%s)
+	"$SERVE" $a -C "$T/cache" "$f" <"$T/$name.in" >"$T/$name.got" 2>"$T/$name.err"
+	rc1=$?
+	"$SERVE" $a -C "$T/cache" "$f" <"$T/$name.in" >"$T/$name.got2" 2>>"$T/$name.err"
+	rc2=$?
+	if [ $rc1 -ne 0 ] || [ $rc2 -ne 0 ]; then
+		failt "a2l $name: a2l-serve exited $rc1/$rc2: $(head -c 300 "$T/$name.err")"
+	elif cmp -s "$T/$name.ref" "$T/$name.got" && cmp -s "$T/$name.ref" "$T/$name.got2"; then
+		pass "a2l $name: $n addresses ($(grep -vc '^,$' "$T/$name.in") queries + sentinels, $(wc -c <"$T/$name.ref") bytes) identical to addr2line ${a:+-a }-i -f, built and cached (binutils $((t1 - t0)) s)"
+	else
+		failt "a2l $name: differs from addr2line ${a:+-a }-i -f on $f"
+		for g in got got2; do
+			cmp "$T/$name.ref" "$T/$name.$g" 2>&1 | head -1
+			diff "$T/$name.ref" "$T/$name.$g" | head -12
+		done
+		# the request of the first differing output line
+		l=$(cmp "$T/$name.ref" "$T/$name.got" 2>/dev/null | sed -n 's/.* line \([0-9]*\)$/\1/p')
+		[ -n "$l" ] && info "a2l $name: first difference at output line $l"
+	fi
+}
+
+# eligible NAME FILE WANT: a2l_eligible says WANT (1/0)
+eligible() {
+	out=$("$SERVE" --eligible "$2")
+	got=${out%% *}
+	if [ "$got" = "$3" ]; then
+		pass "a2l $1: eligible=$got ${out#"$got"}"
+	else
+		failt "a2l $1: eligible=$got, want $3 ($out)"
+	fi
+	[ "$got" = 1 ]
+}
+
+# binutils_reads_lines FILE: addr2line prints a line number for some symbol
+binutils_reads_lines() {
+	/usr/bin/python3 "$ADDRS" "$1" 40 7 | "$A2L" -e "$1" -i -f | grep -q ':[0-9][0-9]*'
+}
+
+# the Rust toolchain: the DSOs this exists for
+rs=""
+for d in "$HOME"/.rustup/toolchains/*/lib; do
+	[ -d "$d" ] && { rs=$d; case $d in *stable*) break ;; esac; }
+done
+if [ -z "$rs" ]; then
+	skip "a2l rust: no ~/.rustup/toolchains/*/lib (no librustc_driver / libLLVM here)"
+else
+	drv=$(ls "$rs"/librustc_driver-*.so 2>/dev/null | head -1)
+	llvm=""     # libLLVM-*.so is a linker script (INPUT(...)): the ELF one
+	for l in "$rs"/libLLVM*.so*; do
+		[ -f "$l" ] && [ "$(head -c 4 "$l" | od -An -c | tr -d ' ')" = '177ELF' ] && { llvm=$l; break; }
+	done
+	if [ -n "$drv" ]; then
+		eligible rustc_driver "$drv" 1 && compare rustc_driver "$drv" 60 11
+	else
+		skip "a2l rustc_driver: none in $rs"
+	fi
+	if [ -n "$llvm" ]; then
+		eligible libLLVM "$llvm" 1 && compare libLLVM-a "$llvm" 40 12 -a
+	else
+		skip "a2l libLLVM: none in $rs"
+	fi
+fi
+
+# the distribution's libraries: eligible unless debug files are installed
+for lib in /usr/lib/x86_64-linux-gnu/libstdc++.so.6 /usr/lib/x86_64-linux-gnu/libc.so.6; do
+	[ -f "$lib" ] || { skip "a2l $lib: absent"; continue; }
+	b=$(basename "$lib")
+	out=$("$SERVE" --eligible "$lib")
+	if [ "${out%% *}" = 1 ]; then
+		pass "a2l $b: eligible"
+		compare "$b" "$lib" 1000 21
+		compare "$b-a" "$lib" 500 22 -a
+	elif binutils_reads_lines "$lib"; then
+		pass "a2l $b: ineligible, and binutils does read line numbers for it (${out#0 })"
+	else
+		info "a2l $b: ineligible: ${out#0 } (binutils printed no line number for 40 addresses)"
+		pass "a2l $b: ineligible (conservative)"
+	fi
+done
+
+# the fixture: main has DWARF (ineligible); its stripped copy and the lib
+sh "$ROOT/scripts/build-fixture.sh" "$ROOT/build/fixture" >"$T/fixture.log" 2>&1 ||
+	failt "a2l fixture: scripts/build-fixture.sh failed"
+fx=$ROOT/build/fixture
+if [ -x "$fx/main" ]; then
+	if eligible fixture-main "$fx/main" 0; then :; fi
+	cp "$fx/main" "$T/main-nodebug" && strip --strip-debug "$T/main-nodebug"
+	eligible main-nodebug "$T/main-nodebug" 1 && compare main-nodebug "$T/main-nodebug" 30 31
+fi
+if [ -f "$fx/libbigshared.so" ]; then
+	eligible libbigshared "$fx/libbigshared.so" 1 && {
+		compare libbigshared "$fx/libbigshared.so" 80 41
+		compare libbigshared-a "$fx/libbigshared.so" 30 42 -a
+	}
+	cp "$fx/libbigshared.so" "$T/libdynonly.so" && strip --strip-all "$T/libdynonly.so"
+	eligible libdynonly "$T/libdynonly.so" 1 && compare libdynonly "$T/libdynonly.so" 60 43
+fi
+
+# generated symbol tables (tests/integration/a2l_gen.py): nested and
+# overlapping symbols, aliases, zero sizes, annobin markers, STT_FILE states;
+# here the one-entry cache of _bfd_elf_find_function changes answers
+for gs in 1 2; do
+	gd=$T/gen$gs
+	mkdir -p "$gd"
+	if /usr/bin/python3 "$ROOT/tests/integration/a2l_gen.py" "$gd" "$gs" &&
+	   (cd "$gd" && cc -c g0.s g1.s g2.s && cc -shared -nostdlib -o libgen.so g0.o g1.o g2.o) >"$gd/build.log" 2>&1; then
+		eligible gen$gs "$gd/libgen.so" 1 && compare gen$gs "$gd/libgen.so" 4000 6$gs
+		compare gen$gs-a "$gd/libgen.so" 2000 7$gs -a
+		cp "$gd/libgen.so" "$gd/libgendyn.so" && strip --strip-all "$gd/libgendyn.so" &&
+			compare gen$gs-dynsym "$gd/libgendyn.so" 2000 8$gs
+	else
+		failt "a2l gen$gs: could not build the generated lib: $(tail -3 "$gd/build.log")"
+	fi
+done
+
+# a small lib: odd input lines as fgets cuts them (99-byte pieces, blanks,
+# 0x prefixes, hex letters, symbol names and symbol+offset, no final newline)
+cat >"$T/small.c" <<'C'
+static int sfn(int x) { return x + 1; }
+int gfn(int x) { return sfn(x) * 2; }
+int (*keep)(int) = sfn;
+C
+if cc -shared -fPIC -O1 -o "$T/libsmall.so" "$T/small.c" 2>/dev/null; then
+	eligible libsmall "$T/libsmall.so" 1 && {
+		compare libsmall "$T/libsmall.so" 2000 51
+		compare libsmall-a "$T/libsmall.so" 1000 52 -a
+	}
+	g=$(/usr/bin/python3 -c "import sys; print('%x' % int(sys.argv[1], 16))" \
+		"$(nm "$T/libsmall.so" | awk '$3 == "gfn" {print $1}')")
+	printf '%0150x\n  0x%s\n\n%s\ngfn\ngfn+0x3\n  gfn + 4\ngfn+\n+5\n-1\nzz\nabc+1\n,\nsfn\n\t%s\n%s' \
+		0 "$g" "$(echo "$g" | tr a-f A-F)" "$g" "$g" >"$T/lines.in"
+	for a in "" -a; do
+		"$A2L" -e "$T/libsmall.so" $a -i -f <"$T/lines.in" >"$T/lines.ref"
+		"$SERVE" $a "$T/libsmall.so" <"$T/lines.in" >"$T/lines.got"
+		if cmp -s "$T/lines.ref" "$T/lines.got"; then
+			pass "a2l lines${a:+ -a}: odd input lines answered as addr2line does"
+		else
+			failt "a2l lines${a:+ -a}: differs"; diff "$T/lines.ref" "$T/lines.got" | head -12
+		fi
+	done
+	# a -g build is ineligible, and binutils indeed reads its lines
+	cc -shared -fPIC -g -O1 -o "$T/libsmallg.so" "$T/small.c" && eligible libsmall-g "$T/libsmallg.so" 0
+fi
+exit 0
