@@ -216,7 +216,7 @@ static void serve_noinfo(int with_addresses)
 int sl_session_a2l_exec(struct sl_session *s, const char *file, char *const argv[])
 {
 	const char *dso, *off, *pathenv;
-	char exe[4096], why[256] = "";
+	char exe[4096], why[512] = "";
 	struct a2l_table t;
 	struct stat st0, st1;
 	int saved = errno, with_addresses = 0, budget, r;
@@ -246,10 +246,12 @@ int sl_session_a2l_exec(struct sl_session *s, const char *file, char *const argv
 		record(s, dso, SL_A2L_M_EXEC, SL_R_A2L_BINUTILS, exe);
 		goto pass;
 	}
-	if (a2l_eligible(dso, why, sizeof(why)) != 1) {
+	if ((r = a2l_eligible(dso, why, sizeof(why))) != 1) {
 		if (budget)
 			goto noinfo;
-		record(s, dso, SL_A2L_M_EXEC, SL_R_A2L_DEBUG, why);
+		/* 0: binutils reads debug information; < 0: a file whose symbol
+		 * table is not mirrored (unreadable, malformed) */
+		record(s, dso, SL_A2L_M_EXEC, r == 0 ? SL_R_A2L_DEBUG : SL_R_A2L_INDEX, why);
 		goto pass;
 	}
 	r = a2l_open(dso, s->cache_dirfd, &t, why, sizeof(why));
@@ -283,10 +285,11 @@ void sl_a2l_stats_json(FILE *f, const struct sl_a2l_shared *a)
 
 	if (!a || !(n = atomic_load(&((struct sl_a2l_shared *)a)->n)))
 		return;
-	fprintf(f, ",\"a2l\":{\"served\":%llu,\"addr2line\":%llu,\"noinfo\":%llu,\"dsos\":[",
+	fprintf(f, ",\"a2l\":{\"served\":%llu,\"addr2line\":%llu,\"noinfo\":%llu,\"omitted\":%u,\"dsos\":[",
 		(unsigned long long)atomic_load(&((struct sl_a2l_shared *)a)->served),
 		(unsigned long long)atomic_load(&((struct sl_a2l_shared *)a)->exec),
-		(unsigned long long)atomic_load(&((struct sl_a2l_shared *)a)->noinfo));
+		(unsigned long long)atomic_load(&((struct sl_a2l_shared *)a)->noinfo),
+		n > SL_A2L_MAX_DSOS ? n - SL_A2L_MAX_DSOS : 0);
 	for (i = 0; i < n && i < SL_A2L_MAX_DSOS; i++) {
 		const struct sl_a2l_entry *e = &a->e[i];
 		static const char *const modes[] = { "?", "served", "addr2line", "noinfo" };

@@ -29,7 +29,7 @@
 
 struct sl_session;
 
-#define SL_A2L_MAX_DSOS 48
+#define SL_A2L_MAX_DSOS 64     /* listed in the stats; "omitted" counts the rest */
 
 enum sl_a2l_mode { SL_A2L_M_SERVED = 1, SL_A2L_M_EXEC, SL_A2L_M_NOINFO };
 
@@ -37,8 +37,8 @@ struct sl_a2l_entry {
 	uint32_t ready;                 /* 1 once the fields below are written */
 	uint16_t mode;                  /* enum sl_a2l_mode */
 	uint16_t reason;                /* enum sl_reason (SL_R_NONE when served) */
-	char path[192];                 /* the DSO perf named (argv[2]), cut at 191 bytes */
-	char detail[112];               /* the reason's detail, cut */
+	char path[256];                 /* the DSO perf named (argv[2]), cut at 255 bytes */
+	char detail[384];               /* the reason's detail, cut at 383 bytes */
 };
 
 struct sl_a2l_shared {

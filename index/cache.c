@@ -284,8 +284,9 @@ static int walk(int dirfd, int clean, void (*fn)(const char *, uint64_t, void *)
 		int model = len >= 7 && !strcmp(de->d_name + len - 6, ".model");
 		int names = len >= 7 && !strcmp(de->d_name + len - 6, ".names");
 		int dbg = len >= 5 && !strcmp(de->d_name + len - 4, ".dbg");
+		int a2l = len >= 5 && !strcmp(de->d_name + len - 4, ".a2l");
 
-		if ((len < 5 || strcmp(de->d_name + len - 4, ".idx")) && !names && !dbg &&
+		if ((len < 5 || strcmp(de->d_name + len - 4, ".idx")) && !names && !dbg && !a2l &&
 		    !(clean && (tree || model)))
 			continue;   /* cached trees (index/tree.c) and perf version verdicts
 				     * (core/tool.c) are cleaned with the indexes */

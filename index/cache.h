@@ -103,8 +103,9 @@ int sl_cache_save(const struct symidx_src *src, uint64_t key, const void *p, siz
 
 /*
  * sl_cache_list - call @fn(name, bytes, ctx) for each index file ("*.idx",
- * the name indexes "*.names" of index/names.h and the decompressed debug
- * copies "*.dbg" of index/dbgsec.h; not temp files) in the
+ * the name indexes "*.names" of index/names.h, the decompressed debug
+ * copies "*.dbg" of index/dbgsec.h and the addr2line tables "*.a2l" of
+ * srcline/a2l.h; not temp files) in the
  * directory @dirfd. Returns the count or -errno.
  * sl_cache_clean - remove every index, name index, cached tree ("*.tree",
  * perf's full tree beside its index, index/tree.c), perf version verdict

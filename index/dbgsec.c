@@ -12,9 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "index/cache.h"
+#include "index/format.h"
 #include "index/dbgsec.h"
 #include "util/util.h"
 #include "util/zlib_dl.h"
@@ -24,7 +26,7 @@
 #define ELFCOMPRESS_ZSTD 2      /* gABI; glibc elf.h since 2.37 */
 #endif
 
-#define DBGSEC_VERSION 1u
+#define DBGSEC_VERSION 2u      /* 2: a checksum trailer after the ELF bytes */
 #define BUF_IN (256u << 10)
 #define BUF_OUT (256u << 10)
 
@@ -368,6 +370,39 @@ out:
 }
 
 /* an existing copy matches the plan: ours, regular, sized, same headers */
+/* The copy ends with a 16-byte trailer after the ELF bytes (libelf reads
+ * only what the headers point at): DBGSEC_SUM_MAGIC and symindex_checksum()
+ * of bytes [0, p->size), so a copy damaged in the cache is rebuilt rather
+ * than shown to libdw. */
+#define DBGSEC_SUM_MAGIC "SLDBGSUM"
+
+static int copy_checksum(int cfd, uint64_t size, uint64_t *sum)
+{
+	void *m;
+
+	if (!size)
+		return -EINVAL;
+	m = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, cfd, 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	*sum = symindex_checksum(m, (size_t)size);
+	munmap(m, (size_t)size);
+	return 0;
+}
+
+static int copy_seal(int cfd, uint64_t size)
+{
+	unsigned char t[16];
+	uint64_t sum;
+	int r = copy_checksum(cfd, size, &sum);
+
+	if (r < 0)
+		return r;
+	memcpy(t, DBGSEC_SUM_MAGIC, 8);
+	memcpy(t + 8, &sum, 8);
+	return pwrite(cfd, t, sizeof(t), (off_t)size) == (ssize_t)sizeof(t) ? 0 : -EIO;
+}
+
 static int copy_matches(int cfd, const struct sl_dbgsec_plan *p)
 {
 	size_t n = (size_t)p->eh.e_shnum * sizeof(Elf64_Shdr);
@@ -376,8 +411,14 @@ static int copy_matches(int cfd, const struct sl_dbgsec_plan *p)
 	void *sh;
 	int ok;
 
+	unsigned char t[16];
+	uint64_t sum;
+
 	if (fstat(cfd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    (uint64_t)st.st_size != p->size)
+	    (uint64_t)st.st_size != p->size + sizeof(t))
+		return 0;
+	if (pread_all(cfd, t, sizeof(t), p->size) < 0 || memcmp(t, DBGSEC_SUM_MAGIC, 8) ||
+	    copy_checksum(cfd, p->size, &sum) < 0 || memcmp(t + 8, &sum, 8))
 		return 0;
 	if (pread_all(cfd, &eh, sizeof(eh), 0) < 0 || memcmp(&eh, &p->eh, sizeof(eh)))
 		return 0;
@@ -439,6 +480,8 @@ int sl_dbgsec_open(int fd, int dirfd, struct sl_dbgsec_info *info)
 		return r;
 	}
 	r = write_copy(fd, cfd, &p);
+	if (r == 0)
+		r = copy_seal(cfd, p.size);
 	if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
 		r = -errno;
 	if (r < 0) {

@@ -4,7 +4,7 @@
  * stdin/stdout from srcline/a2l.h, for the differential test
  * tests/integration/a2l.sh:
  *   a2l-serve [-a] [-C CACHEDIR] FILE      serve stdin until EOF
- *   a2l-serve --eligible FILE              print "1" or "0 <reason>"; exit 0 / 1
+ *   a2l-serve --eligible FILE              print "1", or "0 <reason>" (debug information) or "-errno <reason>"; exit 0 / 1
  * Exit status 2 on errors (reason on stderr).
  */
 #include <errno.h>
@@ -39,8 +39,8 @@ int main(int argc, char **argv)
 	}
 	if (eligible) {
 		r = a2l_eligible(file, why, sizeof(why));
-		printf(r ? "1\n" : "0 %s\n", why);
-		return r ? 0 : 1;
+		printf(r == 1 ? "1\n" : "%d %s\n", r, why);
+		return r == 1 ? 0 : 1;
 	}
 	if (cache) {
 		struct sl_why w = { 0 };

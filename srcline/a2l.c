@@ -18,13 +18,15 @@
 #include "srcline/a2l_elf.h"
 #include "util/util.h"
 
-_Static_assert(sizeof(struct a2l_hdr) == 144, "a2l header layout");
+_Static_assert(sizeof(struct a2l_hdr) == 160, "a2l header layout");
 _Static_assert(sizeof(struct a2l_sec) == 32, "a2l section layout");
 _Static_assert(sizeof(struct a2l_func) == 24, "a2l function layout");
 
-uint64_t a2l_key(uint64_t dev, uint64_t ino, uint64_t size, int64_t mtime_sec, int64_t mtime_nsec)
+uint64_t a2l_key(const struct stat *st)
 {
-	uint64_t w[6] = { A2L_VERSION, dev, ino, size, (uint64_t)mtime_sec, (uint64_t)mtime_nsec };
+	uint64_t w[8] = { A2L_VERSION, (uint64_t)st->st_dev, (uint64_t)st->st_ino, (uint64_t)st->st_size,
+			  (uint64_t)st->st_mtim.tv_sec, (uint64_t)st->st_mtim.tv_nsec,
+			  (uint64_t)st->st_ctim.tv_sec, (uint64_t)st->st_ctim.tv_nsec };
 
 	return sl_fnv1a(SL_FNV_OFFSET, w, sizeof(w));
 }
@@ -116,15 +118,15 @@ static int map_cached(int dirfd, const struct stat *st, struct a2l_table *out)
 	size_t msize;
 	int r;
 
-	a2l_file_name(a2l_key((uint64_t)st->st_dev, (uint64_t)st->st_ino, (uint64_t)st->st_size, st->st_mtim.tv_sec,
-			      st->st_mtim.tv_nsec), name, sizeof(name));
+	a2l_file_name(a2l_key(st), name, sizeof(name));
 	r = sl_cache_file_map(dirfd, name, sizeof(struct a2l_hdr), &map, &msize);
 	if (r < 0)
 		return r;
 	h = map;
 	if (a2l_validate(map, msize) < 0 || h->dev != (uint64_t)st->st_dev || h->ino != (uint64_t)st->st_ino ||
 	    h->size != (uint64_t)st->st_size || h->mtime_sec != st->st_mtim.tv_sec ||
-	    h->mtime_nsec != st->st_mtim.tv_nsec) {
+	    h->mtime_nsec != st->st_mtim.tv_nsec || h->ctime_sec != st->st_ctim.tv_sec ||
+	    h->ctime_nsec != st->st_ctim.tv_nsec) {
 		munmap(map, msize);
 		return -EINVAL;
 	}

@@ -57,7 +57,8 @@
  * The table is a self-contained cache file "<key %016llx>.a2l" in the cache
  * directory (index/cache.h), key = FNV-1a 64 over the little-endian u64
  * words A2L_VERSION, st_dev, st_ino, st_size, st_mtim.tv_sec,
- * st_mtim.tv_nsec (like index/names.h symnames_key), validated on open
+ * st_mtim.tv_nsec, st_ctim.tv_sec, st_ctim.tv_nsec (index/names.h symnames_key
+ * plus the change time), validated on open
  * (magic, version, sizes, checksum, every index and string ref).
  */
 #ifndef SYMLAZY_A2L_H
@@ -65,9 +66,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #define A2L_MAGIC   "SYMLZA2L"
-#define A2L_VERSION 1u
+#define A2L_VERSION 2u         /* 2: st_ctim in the key and the header */
 #define A2L_ENDIAN  0x0102030405060708ull
 #define A2L_NONE    0xffffffffu
 #define A2L_SUFFIX  ".a2l"
@@ -94,7 +96,9 @@ struct a2l_hdr {
 	uint32_t max_str;               /* 100 the longest string's length */
 	uint64_t secs_off, funcs_off, strings_off, strings_size; /* 104 */
 	uint64_t comma_pc;              /* 136 the pc the line "," reads (0 without A2L_F_COMMA) */
-};                                      /* 144 bytes */
+	int64_t ctime_sec, ctime_nsec;  /* 144 st_ctim: a file rewritten in place with its
+					 * size and mtime restored is not the same file */
+};                                      /* 160 bytes */
 
 struct a2l_sec {                        /* one SHF_ALLOC section, 32 bytes */
 	uint64_t vma, size;             /* sh_addr, sh_size */
@@ -125,9 +129,12 @@ struct a2l_table {
 
 /*
  * a2l_eligible - 1 when GNU addr2line 2.40 reads no debug information for
- * the ELF file @path, so that a2l_answer is its answer; 0 with a one-line
- * reason in @why (@whysz bytes) otherwise: not a readable 64-bit LE x86-64
- * ET_EXEC/ET_DYN ELF file; a section bfd reads line information from
+ * the ELF file @path, so that a2l_answer is its answer; otherwise a one-line
+ * reason in @why (@whysz bytes) and -errno when the file is not one whose
+ * symbol table is mirrored (-ENOENT/-EACCES: open; -EINVAL: not a regular
+ * file, not ELF, corrupt headers or symbol table; -ENOTSUP: not a 64-bit LE
+ * x86-64 ET_EXEC/ET_DYN file, extended section indexes), 0 when binutils
+ * would read debug information: a section bfd reads line information from
  * (.debug_* / .zdebug_* / .gnu.linkonce.wi.* (bfd/dwarf2.c find_debug_info),
  * .debug (bfd/dwarf1.c), .stab (bfd/syms.c), .gnu_debugaltlink); or a
  * separate debug file bfd/dwarf2.c _bfd_dwarf2_slurp_debug_info would look
@@ -142,7 +149,7 @@ struct a2l_table {
 int a2l_eligible(const char *path, char *why, size_t whysz);
 
 /* a2l_key - the cache key of a file with this stat(2) identity. */
-uint64_t a2l_key(uint64_t dev, uint64_t ino, uint64_t size, int64_t mtime_sec, int64_t mtime_nsec);
+uint64_t a2l_key(const struct stat *st);
 
 /* a2l_file_name - "<key %016llx>.a2l" into @buf (@n bytes). */
 void a2l_file_name(uint64_t key, char *buf, size_t n);

@@ -326,16 +326,16 @@ int a2l_eligible(const char *path, char *why, size_t whysz)
 	struct stat st;
 	Elf64_Shdr sh;
 	char found[PATH_MAX + 600];
-	int fd, r, ok = 0;
+	int fd, r, ok = -EINVAL;
 
 	if (whysz)
 		why[0] = '\0';
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
-		return fail(why, whysz, 0, "%s: %s", path, strerror(errno)), 0;
+		return r = -errno, fail(why, whysz, 0, "%s: %s", path, strerror(-r)), r;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 1) {
 		close(fd);
-		return fail(why, whysz, 0, "%s: not a regular non-empty file", path), 0;
+		return fail(why, whysz, 0, "%s: not a regular non-empty file", path), -EINVAL;
 	}
 	r = a2l_img_open(&m, fd, (size_t)st.st_size);
 	close(fd);
@@ -343,6 +343,7 @@ int a2l_eligible(const char *path, char *why, size_t whysz)
 		fail(why, whysz, 0, "%s: %s", path,
 		     r == -ENOTSUP ? "not a 64-bit little-endian x86-64 executable or shared object" :
 		     r == -EINVAL ? "not an ELF file or corrupt headers" : strerror(-r));
+		ok = r;
 		goto out;
 	}
 	for (size_t i = 1; i < m.shnum; i++) {
@@ -354,6 +355,7 @@ int a2l_eligible(const char *path, char *why, size_t whysz)
 		}
 		if (debug_section(n)) {
 			fail(why, whysz, 0, "%s: has section %s (binutils reads debug information)", path, n);
+			ok = 0;
 			goto out;
 		}
 	}
@@ -361,10 +363,12 @@ int a2l_eligible(const char *path, char *why, size_t whysz)
 	if (r < 0) {
 		fail(why, whysz, 0, "%s: symbol table not mirrored (%s)", path,
 		     r == -ENOTSUP ? "extended section indexes" : "bad size, entry size or string table");
+		ok = r < 0 ? r : -EINVAL;
 		goto out;
 	}
 	if (debug_file(&m, path, found, sizeof(found))) {
 		fail(why, whysz, 0, "%s: separate debug file %s exists", path, found);
+		ok = 0;
 		goto out;
 	}
 	ok = 1;
@@ -634,7 +638,9 @@ static int write_table(const struct a2l_img *m, const struct a2l_tab *t, const s
 	h->size = (uint64_t)st->st_size;
 	h->mtime_sec = st->st_mtim.tv_sec;
 	h->mtime_nsec = st->st_mtim.tv_nsec;
-	h->key = a2l_key(h->dev, h->ino, h->size, h->mtime_sec, h->mtime_nsec);
+	h->ctime_sec = st->st_ctim.tv_sec;
+	h->ctime_nsec = st->st_ctim.tv_nsec;
+	h->key = a2l_key(st);
 	h->nsecs = nsecs;
 	h->nfuncs = nf;
 	h->max_str = maxs;
@@ -768,7 +774,8 @@ int a2l_lookup_symbol(const struct a2l_table *tb, const char *sym, uint64_t offs
 		return 0;
 	if (fstat(fd, &st) < 0 || (uint64_t)st.st_dev != tb->h->dev || (uint64_t)st.st_ino != tb->h->ino ||
 	    (uint64_t)st.st_size != tb->h->size || st.st_mtim.tv_sec != tb->h->mtime_sec ||
-	    st.st_mtim.tv_nsec != tb->h->mtime_nsec || a2l_img_open(&m, fd, (size_t)st.st_size) < 0) {
+	    st.st_mtim.tv_nsec != tb->h->mtime_nsec || st.st_ctim.tv_sec != tb->h->ctime_sec ||
+	    st.st_ctim.tv_nsec != tb->h->ctime_nsec || a2l_img_open(&m, fd, (size_t)st.st_size) < 0) {
 		close(fd);
 		a2l_img_close(&m);
 		return 0;

@@ -159,6 +159,29 @@ for z in zlib zstd; do
 			pass "$n ($(wc -l <"$W/out/$n.stock") lines identical; dwarf_sections files=$1 mapped=$2 bytes=$3 built=$4)"
 		fi
 	done
+	# damaged copies (the middle of each overwritten, size kept): the
+	# checksum trailer makes them rebuilt, never shown to libdw
+	n=$z-script
+	nd=0
+	for f in "$W"/cache/*.dbg; do
+		[ -f "$f" ] || continue
+		sz=$(stat -c %s "$f")
+		head -c $((sz / 2)) /dev/zero | tr '\0' 'x' | dd of="$f" bs=1 seek=$((sz / 4)) conv=notrunc 2>/dev/null
+		nd=$((nd + 1))
+	done
+	cp "$W/out/$n.stock" "$W/out/$n-damaged.stock"
+	run "$n-damaged" -- script -i /work/$z.data
+	st=$(stats "$n-damaged")
+	# shellcheck disable=SC2086
+	set -- $st
+	if ! d=$(same "$n-damaged"); then
+		fail "$n-damaged: output differs stock vs shim after $nd copies were damaged"
+		echo "$d"
+	elif [ "$nd" -lt 2 ] || [ "$#" -ne 5 ] || [ "$4" -ne "$nd" ]; then
+		fail "$n-damaged: $nd copies damaged, stats $st (want all $nd rebuilt)"
+	else
+		pass "$n-damaged ($nd damaged copies rebuilt; identical)"
+	fi
 	# off: libdw inflates as it would; same output, no copy counted
 	n=$z-script
 	cp "$W/out/$n.stock" "$W/out/$n-off.stock"

@@ -213,5 +213,45 @@ if [ -f "$D" ]; then
 		diff "$O.noinline.stock" "$O.budget.shim" | head -4
 	fi
 fi
+# stale table: a library without debug information rewritten in place with
+# its size and mtime restored (same inode, other symbol names): the cached
+# .a2l table must not answer for the new file (its key has st_ctim)
+D=$B/stale
+mkdir -p "$D"
+"$PY" - "$D/lib.c" "$D/main.c" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    for i in range(300):
+        f.write("__attribute__((noinline)) unsigned long fn_%d(unsigned long x) { for (int k = 0; k < 20000; k++) x = x * 6364136223846793005ul + %d; return x; }\n" % (i, i))
+with open(sys.argv[2], "w") as f:
+    f.write("#include <stdio.h>\n")
+    for i in range(300):
+        f.write("unsigned long fn_%d(unsigned long);\n" % i)
+    f.write("int main(void) { unsigned long x = 1; for (int r = 0; r < 40; r++) {\n")
+    for i in range(300):
+        f.write("x = fn_%d(x);\n" % i)
+    f.write("} printf(\"%lu\\n\", x); return 0; }\n")
+PY
+if cc -O2 -fPIC -shared -o "$D/libhot.so" "$D/lib.c" && cc -O2 -o "$D/main" "$D/main.c" -L"$D" -lhot \
+	-Wl,-rpath,"$D" && "$P" record -q -N --call-graph dwarf -o "$D/p.data" -- "$D/main" >/dev/null 2>&1; then
+	touch -d '2026-01-01 00:00:00' "$D/libhot.so"
+	LD_PRELOAD=$SO "$P" script -i "$D/p.data" >/dev/null 2>&1       # builds and caches the table
+	"$PY" -c "import sys; b = open(sys.argv[1], 'rb').read(); open(sys.argv[2], 'wb').write(b.replace(b'fn_1', b'fq_1'))" \
+		"$D/libhot.so" "$D/libhot.new"
+	cat "$D/libhot.new" >"$D/libhot.so"
+	touch -d '2026-01-01 00:00:00' "$D/libhot.so"
+	"$P" script -i "$D/p.data" >"$D/stock" 2>/dev/null
+	SYMLAZY_STATS=$D/s.json LD_PRELOAD=$SO "$P" script -i "$D/p.data" >"$D/shim" 2>/dev/null
+	if ! grep -q 'fq_1' "$D/stock"; then
+		fail "6.1/stale: stock perf shows no renamed symbol (fq_1*): not the case under test"
+	elif cmp -s "$D/stock" "$D/shim"; then
+		pass "6.1/stale: a library rewritten in place (size, mtime, inode kept): identical"
+	else
+		fail "6.1/stale: output differs after the library was rewritten in place"
+		diff "$D/stock" "$D/shim" | head -4
+	fi
+else
+	fail "6.1/stale: setup failed"
+fi
 info "total $(($(date +%s) - t0))s"
 exit $failed

@@ -247,9 +247,9 @@ static void test_eligible(void **state)
 	}
 	/* not ELF, missing, a directory */
 	snprintf(p, sizeof(p), "%s/a.s", dir);
-	assert_int_equal(a2l_eligible(p, why, sizeof(why)), 0);
-	assert_int_equal(a2l_eligible("/nonexistent/x.so", why, sizeof(why)), 0);
-	assert_int_equal(a2l_eligible(dir, why, sizeof(why)), 0);
+	assert_int_equal(a2l_eligible(p, why, sizeof(why)), -EINVAL);
+	assert_int_equal(a2l_eligible("/nonexistent/x.so", why, sizeof(why)), -ENOENT);
+	assert_int_equal(a2l_eligible(dir, why, sizeof(why)), -EINVAL);
 }
 
 static void test_answers(void **state)
@@ -389,8 +389,7 @@ static void test_cache_files(void **state)
 	assert_int_equal(a2l_answer(&t, line, strlen(line), 0, out, 3), n);
 	a2l_close(&t);
 	stat(so, &st);
-	a2l_file_name(a2l_key((uint64_t)st.st_dev, (uint64_t)st.st_ino, (uint64_t)st.st_size, st.st_mtim.tv_sec,
-			      st.st_mtim.tv_nsec), name, sizeof(name));
+	a2l_file_name(a2l_key(&st), name, sizeof(name));
 	snprintf(p, sizeof(p), "%s/%s", cache, name);
 	/* every single-byte corruption of the header and a few of the body:
 	 * rebuilt, never trusted */
