@@ -30,7 +30,7 @@ failed=0
 
 maxlen() {
 	case $1 in
-	perfdata|symindex|names) echo 65536 ;;
+	perfdata|symindex|names|a2l|dbgsec) echo 65536 ;;
 	cache|addrs) echo 8192 ;;
 	*) echo 4096 ;;
 	esac
@@ -62,6 +62,20 @@ seeds() {
 			for f in "$d"/*.names; do [ -f "$f" ] && cp "$f" "$B/corpus/$h/index-$(basename "$f")"; done
 			rm -rf "$d"
 			: >"$B/corpus/$h/.index-done"
+		fi ;;
+	a2l)
+		# the tables a2l-serve writes for the seed ELF files (SYMLZA2L inputs)
+		if [ ! -f "$B/corpus/$h/.table-done" ] && [ -x build/bin/a2l-serve ]; then
+			d=$(mktemp -d /tmp/symlazy-fuzz-a2l.XXXXXX)
+			for f in fuzz/seeds/a2l/*.so; do
+				[ -f "$f" ] || continue
+				printf '0\n,\n' | build/bin/a2l-serve -C "$d" "$f" >/dev/null 2>&1
+				for t in "$d"/*.a2l; do
+					[ -f "$t" ] && mv "$t" "$B/corpus/$h/table-$(basename "$f").a2l"
+				done
+			done
+			rm -rf "$d"
+			: >"$B/corpus/$h/.table-done"
 		fi ;;
 	cache)
 		# the good cache file of the embedded ELF, and small patches of it

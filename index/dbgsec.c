@@ -29,6 +29,10 @@
 #define DBGSEC_VERSION 2u      /* 2: a checksum trailer after the ELF bytes */
 #define BUF_IN (256u << 10)
 #define BUF_OUT (256u << 10)
+/* larger section alignments are left alone: a ch_addralign or sh_addralign
+ * of 2^40 would otherwise plan (and write) a terabyte of zero padding, or
+ * wrap the offsets past 2^64 */
+#define MAX_ALIGN (1ull << 16)
 
 static int pread_all(int fd, void *buf, size_t n, uint64_t off)
 {
@@ -189,7 +193,8 @@ int sl_dbgsec_plan(int fd, struct sl_dbgsec_plan *p)
 				goto fail;
 			r = -EINVAL;
 			if ((ch.ch_type != ELFCOMPRESS_ZLIB && ch.ch_type != ELFCOMPRESS_ZSTD) ||
-			    ch.ch_size > (1ull << 40) || (ch.ch_addralign & (ch.ch_addralign - 1)))
+			    ch.ch_size > (1ull << 40) || (ch.ch_addralign & (ch.ch_addralign - 1)) ||
+			    ch.ch_addralign > MAX_ALIGN)
 				goto fail;
 			size = ch.ch_size;
 			align = ch.ch_addralign;
@@ -198,7 +203,7 @@ int sl_dbgsec_plan(int fd, struct sl_dbgsec_plan *p)
 			d->sh_addralign = align;
 			p->info.sections++;
 			p->info.bytes += size;
-		} else if (align & (align - 1)) {
+		} else if ((align & (align - 1)) || align > MAX_ALIGN) {
 			r = -EINVAL;
 			goto fail;
 		}

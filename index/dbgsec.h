@@ -21,7 +21,9 @@
  * headers and pre-X sections all end at or before X, with no SHF_ALLOC
  * section (but NOBITS) past X, and whose compressed
  * sections are non-alloc with ch_type ELFCOMPRESS_ZLIB or ELFCOMPRESS_ZSTD
- * (Elf64_Chdr, glibc elf.h) are rewritten; anything else is left alone.
+ * (Elf64_Chdr, glibc elf.h), and whose moved sections' alignments
+ * (sh_addralign, ch_addralign) are at most 64 KiB, are rewritten; anything
+ * else is left alone.
  */
 #ifndef SYMLAZY_DBGSEC_H
 #define SYMLAZY_DBGSEC_H

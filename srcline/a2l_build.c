@@ -769,6 +769,7 @@ int a2l_lookup_symbol(const struct a2l_table *tb, const char *sym, uint64_t offs
 	Elf64_Sym s;
 	int fd, found = 0;
 
+	m.p = NULL;     /* a2l_img_close below may run before a2l_img_open */
 	fd = open(tb->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return 0;
