@@ -142,9 +142,9 @@ static void check_copy(int in, int cfd, const struct sl_dbgsec_plan *p)
 	Elf64_Ehdr eh;
 	struct stat st;
 	FUZZ_CHECK(sh != NULL);
-	FUZZ_CHECK(fstat(cfd, &st) == 0 && (uint64_t)st.st_size == p->size);
+	FUZZ_CHECK(fstat(cfd, &st) == 0 && (uint64_t)st.st_size == p->size + SL_DBGSEC_TRAILER);
 	FUZZ_CHECK(pread(cfd, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh) && !memcmp(&eh, &p->eh, sizeof(eh)));
-	FUZZ_CHECK(eh.e_shoff + n == (uint64_t)st.st_size);
+	FUZZ_CHECK(eh.e_shoff + n == p->size);
 	FUZZ_CHECK(pread(cfd, sh, n, (off_t)eh.e_shoff) == (ssize_t)n && !memcmp(sh, p->new_sh, n));
 	for (size_t i = 1; i < eh.e_shnum; i++) {
 		FUZZ_CHECK(!(sh[i].sh_flags & SHF_COMPRESSED) || sh[i].sh_offset < p->cut);

@@ -397,7 +397,7 @@ static int copy_checksum(int cfd, uint64_t size, uint64_t *sum)
 
 static int copy_seal(int cfd, uint64_t size)
 {
-	unsigned char t[16];
+	unsigned char t[SL_DBGSEC_TRAILER];
 	uint64_t sum;
 	int r = copy_checksum(cfd, size, &sum);
 
@@ -416,7 +416,7 @@ static int copy_matches(int cfd, const struct sl_dbgsec_plan *p)
 	void *sh;
 	int ok;
 
-	unsigned char t[16];
+	unsigned char t[SL_DBGSEC_TRAILER];
 	uint64_t sum;
 
 	if (fstat(cfd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||

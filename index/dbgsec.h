@@ -40,6 +40,10 @@ struct sl_dbgsec_info {
 };
 
 /* the rewrite of one file, computed from its headers (no section bytes) */
+/* bytes after a copy's ELF bytes: "SLDBGSUM" and the u64 symindex_checksum()
+ * of them; a copy whose trailer does not match is rebuilt */
+#define SL_DBGSEC_TRAILER 16
+
 struct sl_dbgsec_plan {
 	Elf64_Ehdr eh;          /* the copy's ELF header (e_shoff updated) */
 	Elf64_Shdr *old_sh;     /* e_shnum headers of the file (malloc'd) */
@@ -47,7 +51,8 @@ struct sl_dbgsec_plan {
 	uint32_t *order;        /* indexes of the moved sections, file order */
 	uint32_t nmoved;
 	uint64_t cut;           /* X: bytes copied verbatim */
-	uint64_t size;          /* size of the copy */
+	uint64_t size;          /* size of the copy's ELF bytes (the file has
+				 * SL_DBGSEC_TRAILER more: index/dbgsec.c copy_seal) */
 	uint64_t file_size;     /* size of the file (identity) */
 	struct sl_dbgsec_info info;
 };
