@@ -87,6 +87,14 @@ cmp72() {
 	elif cmp -s "$W/out/$_n.stock" "$W/out/$_n.shim"; then
 		pass "$_n ($(wc -l <"$W/out/$_n.stock") lines identical; $(lazy_of "$W/out/$_n.json"))"
 		return 0
+	elif sed 's#/tmp/perf-vdso\.so-[A-Za-z0-9]\{6\}#/tmp/perf-vdso.so-XXXXXX#g' "$W/out/$_n.stock" >"$W/out/$_n.stock.vdso" &&
+		sed 's#/tmp/perf-vdso\.so-[A-Za-z0-9]\{6\}#/tmp/perf-vdso.so-XXXXXX#g' "$W/out/$_n.shim" >"$W/out/$_n.shim.vdso" &&
+		cmp -s "$W/out/$_n.stock.vdso" "$W/out/$_n.shim.vdso"; then
+		# with no build-id cache entry for the vdso, perf writes it to a
+		# mkstemp file (util/vdso.c, "/tmp/perf-vdso.so-XXXXXX") and perf
+		# diff -v prints that name: stock differs from itself there
+		pass "$_n ($(wc -l <"$W/out/$_n.stock") lines identical but perf's random vdso temp name; $(lazy_of "$W/out/$_n.json"))"
+		return 0
 	elif [ "$1" = report ] && _ties=$("$PY" "$ROOT/tests/report_same.py" "$W/out/$_n.stock.notip" "$W/out/$_n.shim.notip"); then
 		pass "$_n ($(wc -l <"$W/out/$_n.stock") lines, $_ties; $(lazy_of "$W/out/$_n.json"))"
 		return 0
