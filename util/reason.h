@@ -28,6 +28,7 @@
 	X(PIPE_INPUT,         "pipe_input",              "perf.data comes from a pipe") \
 	X(NOT_REGULAR,        "not_regular_file",        "%s is not a regular file") \
 	X(INTERACTIVE,        "interactive",             "interactive or --stdio2 output annotates call targets") \
+	X(ANNOTATE_612,       "annotate_612",            "perf 6.12 annotate frees the annotated map early (util/disasm.c jump__parse): lazy mode could change whether it crashes") \
 	X(ANNOTATE_TUI,       "annotate_not_stdio",      "interactive perf annotate (TUI) annotates call targets") \
 	X(REPORT_TUI,         "report_tui",              "interactive perf report (TUI) annotates call targets") \
 	X(PERF_VERSION,       "perf_version",            "perf version %s is not one lazy mode mirrors") \

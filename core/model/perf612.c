@@ -134,10 +134,25 @@ int perf612_parse_argv(int argc, char *const argv[], struct sl_invocation *inv)
 	return sl_perf_parse_argv(&perf612_argv_rules, argc, argv, inv);
 }
 
-/* The same outputs as 6.1 are text (ui/setup.c, builtin-annotate.c). */
+/* The same outputs as 6.1 are text (ui/setup.c, builtin-annotate.c). But
+ * perf annotate stays eager: 6.12's jump__parse and call__parse
+ * (util/disasm.c) build their target without a reference to the map
+ * (.ms.map = map), and maps__find_ams (util/maps.c) map__put()s it for every
+ * target outside the map, so the annotated DSO's map loses one reference per
+ * such instruction and can be freed while perf still uses it (valgrind: a
+ * read of a freed struct map in maps__find, then SIGSEGV in __map__kmap).
+ * Which run survives depends on how many references the map holds; under
+ * lazy mode a recording was seen to crash where stock perf did not. 7.x
+ * takes the reference (map__get), 6.1 never puts it. */
 int perf612_text_output(struct sl_invocation *inv, int out_is_tty)
 {
-	return perf61_text_output(inv, out_is_tty);
+	if (!perf61_text_output(inv, out_is_tty))
+		return 0;
+	if (inv->annotate) {
+		sl_why_set(&inv->why, SL_R_ANNOTATE_612, NULL);
+		return 0;
+	}
+	return 1;
 }
 
 int perf612_image_matches(const char *img, size_t len)

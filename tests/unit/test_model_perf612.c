@@ -184,6 +184,15 @@ static void test_data_type_eager(void **state)
 	assert_int_equal(PARSE(&a, "perf", "annotate", "--stdio2"), 1);
 	assert_int_equal(perf612_text_output(&a, 0), 0);
 	assert_int_equal(a.why.code, SL_R_INTERACTIVE);
+	/* perf 6.12 annotate --stdio: eager (its jump__parse map reference bug);
+	 * 6.1 annotate --stdio and 6.12 report --stdio stay lazy */
+	assert_int_equal(PARSE(&a, "perf", "annotate", "--stdio", "main"), 1);
+	assert_int_equal(perf612_text_output(&a, 0), 0);
+	assert_int_equal(a.why.code, SL_R_ANNOTATE_612);
+	assert_int_equal(PARSE61(&a, "perf", "annotate", "--stdio", "main"), 1);
+	assert_int_equal(perf61_text_output(&a, 0), 1);
+	assert_int_equal(PARSE(&a, "perf", "report", "--stdio"), 1);
+	assert_int_equal(perf612_text_output(&a, 0), 1);
 }
 
 static const struct perf612_demangler cxa_only = { .cxa = __cxa_demangle, .what = "__cxa_demangle" };
