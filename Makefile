@@ -67,7 +67,7 @@ $(CORE_A): $(call OBJ,lib,$(CORE_SRC) $(CORE_PROG_SRC))
 	@rm -f $@
 	ar rcs $@ $^
 
-$(B)/tests/%: tests/unit/%.c $(CORE_A) $(HDRS)
+$(B)/tests/%: tests/unit/%.c $(CORE_A) $(HDRS) tests/unit/testutil.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(CORE_A) -lcmocka -lelf -liberty -lzstd $(LIBS) $(TEST_LIBS)
 

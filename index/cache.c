@@ -202,6 +202,36 @@ int sl_cache_scratch(size_t size)
 	return fd;
 }
 
+int sl_cache_backing(int dirfd, size_t size, const char *suffix, const char *memfd_name, char *tmp, size_t n)
+{
+	static _Atomic unsigned long seq;   /* never random(): see sl_cache_tmp_open */
+	int fd = -1;
+
+	tmp[0] = '\0';
+	if (dirfd >= 0) {
+		snprintf(tmp, n, ".tmp-%d-%lu%s", (int)getpid(), atomic_fetch_add(&seq, 1), suffix);
+		fd = openat(dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0 && posix_fallocate(fd, 0, (off_t)size) != 0) {
+			close(fd);
+			unlinkat(dirfd, tmp, 0);
+			fd = -1;
+		}
+		if (fd < 0)
+			tmp[0] = '\0';
+	}
+	if (fd < 0) {
+		fd = memfd_create(memfd_name, MFD_CLOEXEC);
+		if (fd >= 0 && ftruncate(fd, (off_t)size) < 0) {
+			int e = errno;
+
+			close(fd);
+			errno = e;
+			fd = -1;
+		}
+	}
+	return fd < 0 ? -errno : fd;
+}
+
 int sl_cache_tmp_open(const struct symidx_src *src, char *tmpname, size_t n)
 {
 	/* a private counter, never random(): perf seeds libc's generator

@@ -79,6 +79,18 @@ int sl_cache_map(const struct symidx_src *src, uint64_t key, void **map, size_t 
  */
 int sl_cache_scratch(size_t size);
 
+/*
+ * sl_cache_backing - the file a self-contained cache table (the name index
+ * "*.names" of index/names.h, the addr2line table "*.a2l" of srcline/a2l.h)
+ * is built in through a shared mapping: a new ".tmp-<pid>-<n><suffix>" in
+ * @dirfd with @size bytes reserved by posix_fallocate (a full disk fails
+ * here, not as SIGBUS later), its name into @tmp (@n bytes: rename or unlink
+ * it when done), or, without a directory (@dirfd -1) or when that fails, a
+ * memfd called @memfd_name of @size bytes (@tmp = ""). Returns the fd, or
+ * -errno from memfd_create/ftruncate.
+ */
+int sl_cache_backing(int dirfd, size_t size, const char *suffix, const char *memfd_name, char *tmp, size_t n);
+
 /* sl_cache_tmp_open - a new ".tmp-<pid>-<n>.idx" in the cache dir opened
  * read-write (@tmpname gets its name), or -1 (@tmpname = "") without a
  * cache dir or on failure. */

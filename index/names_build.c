@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <elf.h>
+#include "index/cache.h"
 #include "index/format.h"
 #include "index/names.h"
 #include "util/util.h"
@@ -576,37 +576,6 @@ static uint64_t align8(uint64_t x)
 	return (x + 7) & ~7ull;
 }
 
-/* The backing file: a cache temp file (space reserved) or a memfd. */
-static int backing(int dirfd, size_t size, char *tmp, size_t n)
-{
-	static _Atomic unsigned long seq;
-	int fd = -1;
-
-	tmp[0] = '\0';
-	if (dirfd >= 0) {
-		snprintf(tmp, n, ".tmp-%d-%lu" SYMNAMES_SUFFIX, (int)getpid(), atomic_fetch_add(&seq, 1));
-		fd = openat(dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd >= 0 && posix_fallocate(fd, 0, (off_t)size) != 0) {
-			close(fd);
-			unlinkat(dirfd, tmp, 0);
-			fd = -1;
-		}
-		if (fd < 0)
-			tmp[0] = '\0';
-	}
-	if (fd < 0) {
-		fd = memfd_create("symlazy-names", MFD_CLOEXEC);
-		if (fd >= 0 && ftruncate(fd, (off_t)size) < 0) {
-			int e = errno;
-
-			close(fd);
-			errno = e;
-			fd = -1;
-		}
-	}
-	return fd < 0 ? -errno : fd;
-}
-
 static int write_index(struct build *b, const struct stat *st, int dirfd, struct symnames *out, char *why,
 		       size_t whysz)
 {
@@ -648,7 +617,7 @@ static int write_index(struct build *b, const struct stat *st, int dirfd, struct
 	size = align8(size + nslots * sizeof(*slots));
 	size += naddrs * sizeof(*addrs) + strs;
 
-	fd = backing(dirfd, (size_t)size, tmp, sizeof(tmp));
+	fd = sl_cache_backing(dirfd, (size_t)size, SYMNAMES_SUFFIX, "symlazy-names", tmp, sizeof(tmp));
 	if (fd < 0)
 		return fail(why, whysz, fd, "index file: %s", strerror(-fd));
 	map = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);

@@ -18,7 +18,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +27,7 @@
 #include <elf.h>
 #include <libiberty/demangle.h>
 #include "index/format.h"
+#include "index/cache.h"
 #include "srcline/a2l.h"
 #include "srcline/a2l_elf.h"
 #include "util/util.h"
@@ -417,36 +417,6 @@ static uint32_t put_str(unsigned char *area, uint64_t *at, const char *s, size_t
 	return ref;
 }
 
-static int backing(int dirfd, size_t size, char *tmp, size_t n)
-{
-	static _Atomic unsigned long seq;
-	int fd = -1;
-
-	tmp[0] = '\0';
-	if (dirfd >= 0) {
-		snprintf(tmp, n, ".tmp-%d-%lu" A2L_SUFFIX, (int)getpid(), atomic_fetch_add(&seq, 1));
-		fd = openat(dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd >= 0 && posix_fallocate(fd, 0, (off_t)size) != 0) {
-			close(fd);
-			unlinkat(dirfd, tmp, 0);
-			fd = -1;
-		}
-		if (fd < 0)
-			tmp[0] = '\0';
-	}
-	if (fd < 0) {
-		fd = memfd_create("symlazy-a2l", MFD_CLOEXEC);
-		if (fd >= 0 && ftruncate(fd, (off_t)size) < 0) {
-			int e = errno;
-
-			close(fd);
-			errno = e;
-			fd = -1;
-		}
-	}
-	return fd < 0 ? -errno : fd;
-}
-
 /* Index in @secs of the SHF_ALLOC section @shndx, or A2L_NONE. */
 static uint32_t sec_of(const struct a2l_sec *secs, uint32_t nsecs, uint32_t shndx)
 {
@@ -617,7 +587,7 @@ static int write_table(const struct a2l_img *m, const struct a2l_tab *t, const s
 	if (strs > UINT32_MAX - 8)
 		{ ret = fail(why, whysz, -EFBIG, "more than 2^32 string bytes"); goto out; }
 	size = sizeof(*h) + (uint64_t)nsecs * sizeof(*secs) + (uint64_t)nf * sizeof(*funcs) + strs;
-	fd = backing(dirfd, (size_t)size, tmp, sizeof(tmp));
+	fd = sl_cache_backing(dirfd, (size_t)size, A2L_SUFFIX, "symlazy-a2l", tmp, sizeof(tmp));
 	if (fd < 0)
 		{ ret = fail(why, whysz, fd, "table file: %s", strerror(-fd)); goto out; }
 	map = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);

@@ -29,6 +29,7 @@
 #include "index/cache.h"
 #include "index/format.h"
 #include "srcline/a2l.h"
+#include "tests/unit/testutil.h"
 
 static const char *asm_a =
 	"\t.file \"one.c\"\n"
@@ -73,46 +74,22 @@ static const char *vscript = "VER_1 { global: vfn; outer; inner; al_small; al_bi
 static char dir[64], so[128], cache[128];
 static int have_binutils;
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int sh(const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
-
-static void put(const char *name, const char *text)
-{
-	char p[160];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	f = fopen(p, "w");
-	fputs(text, f);
-	fclose(f);
-}
-
 static int setup(void **state)
 {
 	(void)state;
 	snprintf(dir, sizeof(dir), "/tmp/symlazy-a2l-XXXXXX");
 	if (!mkdtemp(dir))
 		return -1;
-	put("a.s", asm_a);
-	put("b.s", asm_b);
-	put("c.c", c_src);
-	put("v.map", vscript);
+	test_put(dir, "a.s", asm_a);
+	test_put(dir, "b.s", asm_b);
+	test_put(dir, "c.c", c_src);
+	test_put(dir, "v.map", vscript);
 	snprintf(so, sizeof(so), "%s/libt.so", dir);
 	snprintf(cache, sizeof(cache), "%s/cache", dir);
 	elf_version(EV_CURRENT);
 	have_binutils = access("/usr/bin/addr2line", X_OK) == 0 &&
-			!sh("/usr/bin/addr2line --version 2>/dev/null | head -1 | grep -q ' 2\\.40$'");
-	return sh("cd %s && cc -c a.s b.s && cc -shared -Wl,--build-id -Wl,--version-script=v.map -o libt.so a.o b.o"
+			!test_sh("/usr/bin/addr2line --version 2>/dev/null | head -1 | grep -q ' 2\\.40$'");
+	return test_sh("cd %s && cc -c a.s b.s && cc -shared -Wl,--build-id -Wl,--version-script=v.map -o libt.so a.o b.o"
 		  " && cc -shared -fPIC -g -O1 -o libg.so c.c && cp libg.so libnodebug.so && strip --strip-debug libnodebug.so"
 		  " && cp libt.so libdyn.so && strip --strip-all libdyn.so"
 		  " && cp libg.so liblink.so && objcopy --only-keep-debug liblink.so liblink.dbg"
@@ -123,7 +100,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	sh("rm -rf %s", dir);
+	test_sh("rm -rf %s", dir);
 	return 0;
 }
 
@@ -177,7 +154,7 @@ static void serve(const char *path, const char *input, int with_addresses, char 
 	snprintf(in_p, sizeof(in_p), "%s/in", dir);
 	snprintf(got_p, sizeof(got_p), "%s/got", dir);
 	snprintf(ref_p, sizeof(ref_p), "%s/ref", dir);
-	put("in", input);
+	test_put(dir, "in", input);
 	assert_int_equal(a2l_open(path, -1, &t, why, sizeof(why)), 0);
 	in = open(in_p, O_RDONLY);
 	o = open(got_p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -191,10 +168,10 @@ static void serve(const char *path, const char *input, int with_addresses, char 
 	assert_true(k >= 0);
 	out[k] = '\0';
 	if (have_binutils) {
-		assert_int_equal(sh("/usr/bin/addr2line -e %s %s-i -f < %s > %s", path, with_addresses ? "-a " : "",
+		assert_int_equal(test_sh("/usr/bin/addr2line -e %s %s-i -f < %s > %s", path, with_addresses ? "-a " : "",
 				    in_p, ref_p), 0);
-		if (sh("cmp -s %s %s", ref_p, got_p)) {
-			sh("diff %s %s | head -20 >&2", ref_p, got_p);
+		if (test_sh("cmp -s %s %s", ref_p, got_p)) {
+			test_sh("diff %s %s | head -20 >&2", ref_p, got_p);
 			fail_msg("a2l_serve differs from addr2line for %s", path);
 		}
 	}
@@ -224,17 +201,17 @@ static void test_eligible(void **state)
 	snprintf(p, sizeof(p), "%s/liblink.so", dir);
 	assert_int_equal(a2l_eligible(p, why, sizeof(why)), 0);
 	assert_non_null(strstr(why, "liblink.dbg"));
-	sh("mv %s/liblink.dbg %s/liblink.dbg.away", dir, dir);
+	test_sh("mv %s/liblink.dbg %s/liblink.dbg.away", dir, dir);
 	assert_int_equal(a2l_eligible(p, why, sizeof(why)), 1);
 	/* ... or in its .debug/ */
-	sh("mkdir -p %s/.debug && mv %s/liblink.dbg.away %s/.debug/liblink.dbg", dir, dir, dir);
+	test_sh("mkdir -p %s/.debug && mv %s/liblink.dbg.away %s/.debug/liblink.dbg", dir, dir, dir);
 	assert_int_equal(a2l_eligible(p, why, sizeof(why)), 0);
 	/* a build-id debug file, even relative to the working directory */
 	{
 		char cwd[512];
 
 		assert_non_null(getcwd(cwd, sizeof(cwd)));
-		assert_int_equal(sh("cd %s && id=$(readelf -n libnodebug.so | awk '/Build ID/ {print $3}') && "
+		assert_int_equal(test_sh("cd %s && id=$(readelf -n libnodebug.so | awk '/Build ID/ {print $3}') && "
 				    "d=$(echo $id | cut -c1-2) && r=$(echo $id | cut -c3-) && mkdir -p .build-id/$d && "
 				    "touch .build-id/$d/$r.debug", dir), 0);
 		snprintf(p, sizeof(p), "%s/libnodebug.so", dir);
@@ -243,7 +220,7 @@ static void test_eligible(void **state)
 		assert_non_null(strstr(why, ".build-id/"));
 		assert_int_equal(chdir(cwd), 0);
 		assert_int_equal(a2l_eligible(p, why, sizeof(why)), 1);
-		sh("rm -rf %s/.build-id", dir);
+		test_sh("rm -rf %s/.build-id", dir);
 	}
 	/* not ELF, missing, a directory */
 	snprintf(p, sizeof(p), "%s/a.s", dir);
@@ -342,10 +319,10 @@ static void test_comma_symbol(void **state)
 	char p[160], out[4096];
 
 	(void)state;
-	put("comma.s", "\t.text\n\t.globl f0\n\t.type f0,@function\nf0:\n\t.fill 16,1,0x90\n\t.size f0,16\n"
+	test_put(dir, "comma.s", "\t.text\n\t.globl f0\n\t.type f0,@function\nf0:\n\t.fill 16,1,0x90\n\t.size f0,16\n"
 		       "\t.globl \",\"\n\t.type \",\",@function\n\",\":\n\t.fill 8,1,0x90\n\t.size \",\",8\n"
 		       "\t.section .note.GNU-stack,\"\",@progbits\n");
-	assert_int_equal(sh("cd %s && cc -shared -nostdlib -o libcomma.so comma.s", dir), 0);
+	assert_int_equal(test_sh("cd %s && cc -shared -nostdlib -o libcomma.so comma.s", dir), 0);
 	snprintf(p, sizeof(p), "%s/libcomma.so", dir);
 	assert_int_equal(a2l_eligible(p, out, sizeof(out)), 1);
 	{
@@ -417,7 +394,7 @@ static void test_cache_files(void **state)
 	assert_int_equal(a2l_open(so, dfd, &t, why, sizeof(why)), 0);
 	assert_int_equal(t.from_cache, 0);
 	a2l_close(&t);
-	sh("head -c 5000 /dev/urandom > %s", p);
+	test_sh("head -c 5000 /dev/urandom > %s", p);
 	assert_int_equal(a2l_open(so, dfd, &t, why, sizeof(why)), 0);
 	assert_int_equal(t.from_cache, 0);
 	a2l_close(&t);
@@ -473,7 +450,7 @@ static void test_hostile(void **state)
 	(void)state;
 	snprintf(p, sizeof(p), "%s/trunc.so", dir);
 	for (int cut = 0; cut < 20000; cut += 997) {
-		sh("head -c %d %s > %s", cut, so, p);
+		test_sh("head -c %d %s > %s", cut, so, p);
 		if (a2l_open(p, -1, &t, why, sizeof(why)) == 0) {
 			char out[512];
 
@@ -485,7 +462,7 @@ static void test_hostile(void **state)
 		a2l_eligible(p, why, sizeof(why));
 	}
 	/* random bytes after a valid ELF header */
-	sh("head -c 64 %s > %s && head -c 4096 /dev/urandom >> %s", so, p, p);
+	test_sh("head -c 64 %s > %s && head -c 4096 /dev/urandom >> %s", so, p, p);
 	if (a2l_open(p, -1, &t, why, sizeof(why)) == 0)
 		a2l_close(&t);
 	assert_int_equal(a2l_open("/nonexistent", -1, &t, why, sizeof(why)), -ENOENT);

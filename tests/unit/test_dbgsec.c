@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "index/dbgsec.h"
+#include "tests/unit/testutil.h"
 
 static char dir[64];
 static int have_zstd;
@@ -32,17 +33,6 @@ static const char *prog =
 	"static inline __attribute__((always_inline)) int tri(int x) { return x * 3; }\n"
 	"int g(int x) { return tri(x) + tri(x + 1); }\n"
 	"int main(int c, char **v) { (void)v; return g(c); }\n";
-
-static int sh(const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
 
 /* libelf (the reference) can inflate every compressed section of @name */
 static int libelf_inflates(const char *name)
@@ -88,10 +78,10 @@ static int setup(void **state)
 		fputs(prog, f);
 		fclose(f);
 	}
-	if (sh("cc -O2 -g -gz=zlib -o %s/z %s/p.c && cc -O2 -g -o %s/plain %s/p.c", dir, dir, dir, dir))
+	if (test_sh("cc -O2 -g -gz=zlib -o %s/z %s/p.c && cc -O2 -g -o %s/plain %s/p.c", dir, dir, dir, dir))
 		return -1;
-	have_zstd = sh("objcopy --compress-debug-sections=zstd %s/plain %s/zs 2>/dev/null", dir, dir) == 0 &&
-		    sh("readelf -t %s/zs | grep -qi zstd", dir) == 0;
+	have_zstd = test_sh("objcopy --compress-debug-sections=zstd %s/plain %s/zs 2>/dev/null", dir, dir) == 0 &&
+		    test_sh("readelf -t %s/zs | grep -qi zstd", dir) == 0;
 	elf_version(EV_CURRENT);
 	if (have_zstd)          /* the reference: this host's libelf must inflate zstd */
 		have_zstd = libelf_inflates("zs");
@@ -101,7 +91,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	sh("rm -rf %s", dir);
+	test_sh("rm -rf %s", dir);
 	return 0;
 }
 
@@ -248,7 +238,7 @@ static void test_corrupt_stream(void **state)
 	char buf[64];
 
 	(void)state;
-	assert_int_equal(sh("cp %s/z %s/bad", dir, dir), 0);
+	assert_int_equal(test_sh("cp %s/z %s/bad", dir, dir), 0);
 	fd = open_in("bad");
 	assert_int_equal(sl_dbgsec_plan(fd, &p), 0);
 	for (uint32_t i = 0; i < p.nmoved; i++) {
@@ -265,7 +255,7 @@ static void test_corrupt_stream(void **state)
 	dfd = cache_dir("c4");
 	r = sl_dbgsec_open(fd, dfd, &info);
 	assert_int_equal(r, -EBADMSG);
-	assert_int_equal(sh("test -z \"$(ls -A %s/c4)\"", dir), 0);
+	assert_int_equal(test_sh("test -z \"$(ls -A %s/c4)\"", dir), 0);
 	close(fd);
 	close(dfd);
 }
@@ -278,7 +268,7 @@ static void test_truncated(void **state)
 	char buf[64];
 
 	(void)state;
-	assert_int_equal(sh("cp %s/z %s/trunc", dir, dir), 0);
+	assert_int_equal(test_sh("cp %s/z %s/trunc", dir, dir), 0);
 	fd = open(strcat(strcpy(buf, dir), "/trunc"), O_RDWR);
 	assert_int_equal(fstat(fd, &st), 0);
 	assert_int_equal(ftruncate(fd, st.st_size - 200), 0);   /* into the section headers */

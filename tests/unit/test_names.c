@@ -24,6 +24,7 @@
 #include "core/lookup.h"
 #include "index/cache.h"
 #include "index/names.h"
+#include "tests/unit/testutil.h"
 
 static const char *asm_a =
 	"\t.text\n"
@@ -54,50 +55,26 @@ static const char *vscript = "VER_1 { global: vfn; f1; f3; outer; inner; zsz; if
 
 static char dir[64], so[128], cache[128];
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int sh(const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
-
-static void put(const char *name, const char *text)
-{
-	char p[160];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	f = fopen(p, "w");
-	fputs(text, f);
-	fclose(f);
-}
-
 static int setup(void **state)
 {
 	(void)state;
 	snprintf(dir, sizeof(dir), "/tmp/symlazy-names-XXXXXX");
 	if (!mkdtemp(dir))
 		return -1;
-	put("a.s", asm_a);
-	put("b.s", asm_b);
-	put("v.map", vscript);
+	test_put(dir, "a.s", asm_a);
+	test_put(dir, "b.s", asm_b);
+	test_put(dir, "v.map", vscript);
 	snprintf(so, sizeof(so), "%s/libt.so", dir);
 	snprintf(cache, sizeof(cache), "%s/cache", dir);
 	elf_version(EV_CURRENT);
-	return sh("cd %s && cc -c a.s b.s && cc -shared -Wl,--build-id -Wl,--version-script=v.map -o libt.so a.o b.o",
+	return test_sh("cd %s && cc -c a.s b.s && cc -shared -Wl,--build-id -Wl,--version-script=v.map -o libt.so a.o b.o",
 		  dir) ? -1 : 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	sh("rm -rf %s", dir);
+	test_sh("rm -rf %s", dir);
 	return 0;
 }
 
@@ -351,7 +328,7 @@ static void test_cache(void **state)
 		sl_names_close(n);
 	}
 	/* the ELF file changes (mtime): another key, a new index */
-	assert_int_equal(sh("touch -d '2001-01-01' %s", so), 0);
+	assert_int_equal(test_sh("touch -d '2001-01-01' %s", so), 0);
 	n = open_names(so, dfd, 0);
 	sl_names_get_info(n, &info);
 	assert_int_equal(info.from_cache, 0);
@@ -369,7 +346,7 @@ static void test_debuglink(void **state)
 	char stripped[160];
 
 	(void)state;
-	assert_int_equal(sh("cd %s && mkdir -p s s/.debug && objcopy --only-keep-debug libt.so s/.debug/libt.dbg && "
+	assert_int_equal(test_sh("cd %s && mkdir -p s s/.debug && objcopy --only-keep-debug libt.so s/.debug/libt.dbg && "
 			    "strip -s -o s/libt.so libt.so && objcopy --add-gnu-debuglink=s/.debug/libt.dbg s/libt.so",
 			    dir), 0);
 	snprintf(stripped, sizeof(stripped), "%s/s/libt.so", dir);
@@ -385,7 +362,7 @@ static void test_debuglink(void **state)
 	assert_int_equal(s.table, SL_LOOKUP_SYMTAB);
 	sl_names_close(n);
 	/* another debug file with the same name: CRC mismatch, not used */
-	assert_int_equal(sh("cd %s && printf x >> s/.debug/libt.dbg", dir), 0);
+	assert_int_equal(test_sh("cd %s && printf x >> s/.debug/libt.dbg", dir), 0);
 	n = open_names(stripped, -1, 0);
 	sl_names_get_info(n, &info);
 	assert_string_equal(info.debug_file, "");
