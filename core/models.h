@@ -150,6 +150,12 @@ const struct sl_bcc_models *sl_bcc_models_for_version(const char *v);
  * one does (core/model/bpftrace017.c, bpftrace023.c), else NULL. */
 const struct sl_model *sl_bpftrace_model_for_image(const char *img, size_t len);
 int bpftrace017_image_matches(const char *img, size_t len);
+/* bpftrace_image_has_version - 1 if the image (@img, @len bytes) holds
+ * "\0v<@ver>." (`bpftrace --version`'s literal, @ver "0.17"), else 0.
+ * bpftrace_listing_cost - bytes charged per listed symbol of name length
+ * @namelen: 320 + 3 x (name + 1), measured on 0.17 (core/model/bpftrace017.c). */
+int bpftrace_image_has_version(const char *img, size_t len, const char *ver);
+uint64_t bpftrace_listing_cost(uint64_t namelen);
 int bpftrace023_image_matches(const char *img, size_t len);
 
 /* libdwfl 0.188's rules, for unit tests (tests/unit/test_model_libdwfl.c). */

@@ -16,20 +16,30 @@
  * A dropped symbol is not listed, and in a stack bpftrace prints its
  * address (0x...).
  */
+#include <stdio.h>
 #include <string.h>
 #include "core/models.h"
 
-static uint64_t bpftrace_cost(uint64_t namelen)
+uint64_t bpftrace_listing_cost(uint64_t namelen)
 {
 	return 320 + 3 * (namelen + 1);
+}
+
+int bpftrace_image_has_version(const char *img, size_t len, const char *ver)
+{
+	char lit[16];
+	int n = snprintf(lit + 1, sizeof(lit) - 1, "v%s.", ver);
+
+	if (n <= 0 || (size_t)n >= sizeof(lit) - 1)
+		return 0;
+	lit[0] = '\0';
+	return memmem(img, len, lit, (size_t)n + 1) != NULL;
 }
 
 /* the version literal "v0.17." (`bpftrace --version`) */
 int bpftrace017_image_matches(const char *img, size_t len)
 {
-	static const char lit[] = "\0v0.17.";
-
-	return memmem(img, len, lit, sizeof(lit) - 1) != NULL;
+	return bpftrace_image_has_version(img, len, "0.17");
 }
 
 const struct sl_model sl_model_bpftrace017 = {
@@ -38,7 +48,7 @@ const struct sl_model sl_model_bpftrace017 = {
 	.versions = "0.17.x",
 	.image_matches = bpftrace017_image_matches,
 	.sym_kind = perf61_sym_kind,        /* superseded by libbcc's rule in its scans */
-	.sym_cost = bpftrace_cost,
+	.sym_cost = bpftrace_listing_cost,
 	.launches_workloads = 1,            /* bpftrace -c CMD */
 	.budget_rules = SL_BR_OVERLAP,
 	.unknown_shows = "show as hex addresses (0x...) or are not listed",

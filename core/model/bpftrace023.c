@@ -18,19 +18,11 @@
  * Charged with 0.17's measured listing cost (core/model/bpftrace017.c:
  * 320 + 3 x (name + 1)), the larger of the two. Not measured on 0.23.
  */
-#include <string.h>
 #include "core/models.h"
-
-static uint64_t bpftrace023_cost(uint64_t namelen)
-{
-	return 320 + 3 * (namelen + 1);
-}
 
 int bpftrace023_image_matches(const char *img, size_t len)
 {
-	static const char lit[] = "\0v0.23.";
-
-	return memmem(img, len, lit, sizeof(lit) - 1) != NULL;
+	return bpftrace_image_has_version(img, len, "0.23");
 }
 
 const struct sl_model sl_model_bpftrace023 = {
@@ -39,7 +31,7 @@ const struct sl_model sl_model_bpftrace023 = {
 	.versions = "0.23.x",
 	.image_matches = bpftrace023_image_matches,
 	.sym_kind = perf61_sym_kind,        /* superseded by libbcc's rule in its scans */
-	.sym_cost = bpftrace023_cost,
+	.sym_cost = bpftrace_listing_cost,   /* 0.17 measured: see above */
 	.launches_workloads = 1,            /* bpftrace -c CMD */
 	.budget_rules = SL_BR_OVERLAP,
 	.unknown_shows = "show as hex addresses (0x...) or are not listed",

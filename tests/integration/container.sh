@@ -56,39 +56,21 @@ fail() { echo "FAIL: container/$*"; failed=1; }
 skip() { echo "SKIP: container/$*"; }
 info() { echo "INFO: container/$*"; }
 
-[ -f "$SO" ] || { fail "setup: $SO missing (run make)"; exit 1; }
-if [ "$(id -u)" != 0 ]; then
-	skip "all: not root (a root filesystem needs chroot and mount)"
-	exit 0
-fi
-mkdir -p "$ROOT/build"
-TRX=$(sh "$ROOT/scripts/build-root.sh" trixie 2>"$ROOT/build/container-root.err")
-if [ $? -ne 0 ] || [ ! -d "$TRX" ]; then
-	skip "all: $(tail -1 "$ROOT/build/container-root.err")"
-	exit 0
-fi
+. "$ROOT/tests/lib/root.sh"
+root_build container trixie
+TRX=$RT
 make -s -C "$ROOT" build/bin/peakrss build/bin/symlazy >/dev/null 2>&1 ||
 	{ fail "setup: make build/bin/peakrss build/bin/symlazy"; exit 1; }
 FIX=$ROOT/build/fixture
 sh "$ROOT/scripts/build-fixture.sh" "$FIX" >/dev/null 2>&1 || { fail "setup: scripts/build-fixture.sh"; exit 1; }
-rm -rf "$T"
-mkdir -p "$T/w/out" "$T/so" || exit 1
-cp "$SO" "$T/so/libsymlazy.so" && cp "$ROOT/build/bin/peakrss" "$T/so/" || exit 1
-W=$T/w
+root_workdir
+cp "$ROOT/build/bin/peakrss" "$T/so/" || exit 1
 # in the root: /work is $W, /symlazy the shim's directory (read-only), the
 # fixture at its host path
 inr() { SYMLAZY_WORK=$W SYMLAZY_BIND=$T/so SYMLAZY_SAME=$FIX sh "$ROOT/scripts/in-root.sh" "$TRX" "$@"; }
-ver=$(inr perf version 2>/dev/null)
-case $ver in
-"perf version 6.12."*) info "perf: $ver (Debian 13 root $TRX)" ;;
-*) skip "all: the trixie root's perf is not 6.12 ($ver)"; exit 0 ;;
-esac
+root_perf 6.12 "Debian 13 root"
 info "root: $(sed -n 's/^version //p' "$TRX/.symlazy-root-complete" |
 	awk '$1 ~ /^(linux-perf|libc6|libdw1t64|bpftrace|python3-bpfcc)$/ { printf "%s%s %s", s, $1, $2; s = ", " }')"
-if ! inr perf record -q -o /work/probe.data -- true >"$T/probe.log" 2>&1; then
-	skip "all: perf record does not work in the root: $(grep -v schedstat "$T/probe.log" | head -1)"
-	exit 0
-fi
 
 # lazy_of JSON: "lazy on, K of N symbols shown" / "lazy off: reason"
 lazy_of() {

@@ -34,31 +34,11 @@ fail() { echo "FAIL: perf72/$*"; failed=1; }
 skip() { echo "SKIP: perf72/$*"; }
 info() { echo "INFO: perf72/$*"; }
 
-[ -f "$SO" ] || { fail "setup: $SO missing (run make)"; exit 1; }
-if [ "$(id -u)" != 0 ]; then
-	skip "all: not root (a root filesystem needs chroot and mount)"
-	exit 0
-fi
-SID=$(sh "$ROOT/scripts/build-root.sh" sid 2>"$ROOT/build/perf72-root.err")
-if [ $? -ne 0 ] || [ ! -d "$SID" ]; then
-	skip "all: $(tail -1 "$ROOT/build/perf72-root.err")"
-	exit 0
-fi
-rm -rf "$T"
-mkdir -p "$T/w/out" "$T/so" || exit 1
-cp "$SO" "$T/so/libsymlazy.so" || exit 1
-W=$T/w
-# in the root: /work is $W, /symlazy the shim's directory
-inr() { SYMLAZY_WORK=$W SYMLAZY_BIND=$T/so sh "$ROOT/scripts/in-root.sh" "$SID" "$@"; }
-ver=$(inr perf version 2>/dev/null)
-case $ver in
-"perf version 7.2."*) info "perf: $ver (Debian sid root $SID)" ;;
-*) skip "all: the sid root's perf is not 7.2 ($ver)"; exit 0 ;;
-esac
-if ! inr perf record -q -o /work/probe.data -- true >"$T/probe.log" 2>&1; then
-	skip "all: perf record does not work in the root: $(grep -v schedstat "$T/probe.log" | head -1)"
-	exit 0
-fi
+. "$ROOT/tests/lib/root.sh"
+root_build perf72 sid
+SID=$RT
+root_workdir
+root_perf 7.2 "Debian sid root"
 
 # cmp72 NAME perf-args...: stock vs shim stdout and exit status, in the root
 cmp72() {

@@ -28,33 +28,13 @@ fail() { echo "FAIL: perf72_inline/$*"; failed=1; }
 skip() { echo "SKIP: perf72_inline/$*"; }
 info() { echo "INFO: perf72_inline/$*"; }
 
-[ -f "$SO" ] || { fail "setup: $SO missing (run make)"; exit 1; }
-if [ "$(id -u)" != 0 ]; then
-	skip "all: not root (a root filesystem needs chroot and mount)"
-	exit 0
-fi
-mkdir -p "$ROOT/build"
-SID=$(sh "$ROOT/scripts/build-root.sh" sid 2>"$ROOT/build/perf72_inline-root.err")
-if [ $? -ne 0 ] || [ ! -d "$SID" ]; then
-	skip "all: $(tail -1 "$ROOT/build/perf72_inline-root.err")"
-	exit 0
-fi
-rm -rf "$T"
-mkdir -p "$T/w/out" "$T/so" || exit 1
-cp "$SO" "$T/so/libsymlazy.so" || exit 1
-W=$T/w
-inr() { SYMLAZY_WORK=$W SYMLAZY_BIND=$T/so sh "$ROOT/scripts/in-root.sh" "$SID" "$@"; }
-ver=$(inr perf version 2>/dev/null)
-case $ver in
-"perf version 7.2."*) info "perf: $ver (Debian sid root $SID)" ;;
-*) skip "all: the sid root's perf is not 7.2 ($ver)"; exit 0 ;;
-esac
+. "$ROOT/tests/lib/root.sh"
+root_build perf72_inline sid
+SID=$RT
+root_workdir
+root_perf 7.2 "Debian sid root"
 if ! inr dpkg -s libc6-dbg >/dev/null 2>&1; then
 	skip "all: libc6-dbg is not installed in the sid root"
-	exit 0
-fi
-if ! inr perf record -q -o /work/probe.data -- true >"$T/probe.log" 2>&1; then
-	skip "all: perf record does not work in the root: $(grep -v schedstat "$T/probe.log" | head -1)"
 	exit 0
 fi
 cp "$ROOT/tests/corpus/cxx.cpp" "$ROOT/tests/corpus/corpus.h" "$W/"
