@@ -29,8 +29,6 @@
 #include "srcline/a2l.h"
 #include "util/reason.h"
 
-static char cache_dir[64];
-static int cache_fd = -1;
 
 static void ask(struct a2l_table *t, const char *line, size_t len)
 {
@@ -93,44 +91,6 @@ static void queries(struct a2l_table *t, const uint8_t *data, size_t size)
 	}
 }
 
-static void clean_cache_dir(void)
-{
-	DIR *d;
-	struct dirent *e;
-
-	if (cache_fd < 0)
-		return;
-	d = fdopendir(dup(cache_fd));
-	if (!d)
-		return;
-	rewinddir(d);   /* dup() shares the offset the last scan left at the end */
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			unlinkat(cache_fd, e->d_name, 0);
-	closedir(d);
-}
-
-static void drop_cache_dir(void)
-{
-	clean_cache_dir();
-	if (cache_fd >= 0)
-		close(cache_fd);
-	rmdir(cache_dir);
-}
-
-static int private_dir(void)
-{
-	struct sl_why w = { 0 };
-
-	if (cache_fd >= 0)
-		return cache_fd;
-	snprintf(cache_dir, sizeof(cache_dir), "/tmp/symlazy-fuzz-cache-%d", (int)getpid());
-	cache_fd = sl_cache_dir_open(cache_dir, &w);
-	if (cache_fd >= 0)
-		atexit(drop_cache_dir);
-	return cache_fd;
-}
-
 static void table_file(const uint8_t *data, size_t size)
 {
 	struct a2l_table t;
@@ -167,7 +127,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	(void)a2l_eligible(path, why, sizeof(why));
 	if (size && (data[size - 1] & 1))
-		dirfd = private_dir();
+		dirfd = fuzz_cache_dir();
 	r = a2l_open(path, dirfd, &t, why, sizeof(why));
 	if (r == 0) {
 		FUZZ_CHECK(a2l_validate(t.map, t.map_size) == 0);
@@ -190,7 +150,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(r < 0);
 	}
 	if (dirfd >= 0)
-		clean_cache_dir();
+		fuzz_cache_clean();
 	close(fd);
 	return 0;
 }

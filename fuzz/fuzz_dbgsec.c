@@ -33,62 +33,17 @@
 
 #define MAX_COPY (64ull << 20)
 
-static char cache_dir[64];
-static int cache_fd = -1;
-
-static int dir_entries(void)
-{
-	DIR *d = fdopendir(dup(cache_fd));
-	struct dirent *e;
-	int n = 0;
-
-	FUZZ_CHECK(d != NULL);
-	rewinddir(d);     /* dup() shares the offset the last scan left at the end */
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			n++;
-	closedir(d);
-	return n;
-}
-
-static void clean_dir(void)
-{
-	DIR *d;
-	struct dirent *e;
-
-	if (cache_fd < 0 || !(d = fdopendir(dup(cache_fd))))
-		return;
-	rewinddir(d);   /* dup() shares the offset the last scan left at the end */
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			unlinkat(cache_fd, e->d_name, 0);
-	closedir(d);
-}
-
-static void drop_dir(void)
-{
-	clean_dir();
-	if (cache_fd >= 0)
-		close(cache_fd);
-	rmdir(cache_dir);
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	struct sl_why w = { 0 };
-
 	if (!zlib_dl_load() || !zstd_dl_load()) {
 		fprintf(stderr, "fuzz_dbgsec: libz.so.1 or libzstd.so.1 does not load\n");
 		exit(1);
 	}
 	elf_version(EV_CURRENT);
-	snprintf(cache_dir, sizeof(cache_dir), "/tmp/symlazy-fuzz-cache-%d", (int)getpid());
-	cache_fd = sl_cache_dir_open(cache_dir, &w);
-	if (cache_fd < 0) {
-		fprintf(stderr, "fuzz_dbgsec: %s: cannot open a cache dir\n", cache_dir);
+	if (fuzz_cache_dir() < 0) {
+		fprintf(stderr, "fuzz_dbgsec: %s: cannot open a cache dir\n", fuzz_cache_path);
 		exit(1);
 	}
-	atexit(drop_dir);
 	return 0;
 }
 
@@ -185,7 +140,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	memset(&info, 0, sizeof(info));
-	cfd = sl_dbgsec_open(fd, cache_fd, &info);
+	cfd = sl_dbgsec_open(fd, fuzz_cache_fd, &info);
 	if (getenv("FUZZ_DBGSEC_VERBOSE"))
 		fprintf(stderr, "fuzz_dbgsec: plan %u moved, %u inflated (%llu bytes), copy %llu bytes: open %d, libelf %ld\n",
 			p.nmoved, p.info.sections, (unsigned long long)p.info.bytes, (unsigned long long)p.size, cfd, libelf_shnum(fd));
@@ -193,15 +148,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(info.built == 1 && info.sections == p.info.sections && info.bytes == p.info.bytes);
 		check_copy(fd, cfd, &p);
 		close(cfd);
-		FUZZ_CHECK(dir_entries() == 1);
+		FUZZ_CHECK(fuzz_cache_entries() == 1);
 		memset(&info, 0, sizeof(info));
-		cfd = sl_dbgsec_open(fd, cache_fd, &info);
+		cfd = sl_dbgsec_open(fd, fuzz_cache_fd, &info);
 		FUZZ_CHECK(cfd >= 0 && info.built == 0);
 		close(cfd);
-		clean_dir();
+		fuzz_cache_clean();
 	} else {
 		FUZZ_CHECK(cfd == -EBADMSG || cfd == -EINVAL || cfd == -ENOSPC || cfd == -EFBIG);
-		FUZZ_CHECK(dir_entries() == 0);
+		FUZZ_CHECK(fuzz_cache_entries() == 0);
 	}
 	sl_dbgsec_plan_free(&p);
 	close(fd);
