@@ -239,17 +239,9 @@ int symnames_open(const char *path, int dirfd, unsigned flags, struct symnames *
 	memset(out, 0, sizeof(*out));
 	if (whysz)
 		why[0] = '\0';
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);     /* never block on a FIFO */
-	if (fd < 0) {
-		r = -errno;
-		snprintf(why, whysz, "%s: %s", path, strerror(-r));
-		return r;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		snprintf(why, whysz, "%s: not a regular file", path);
-		return -EINVAL;
-	}
+	fd = sl_open_regular(path, &st, why, whysz);
+	if (fd < 0)
+		return fd;
 	if (dirfd >= 0 && !(flags & SN_OPEN_REBUILD) && map_cached(dirfd, &st, out) == 0) {
 		close(fd);
 		return 0;

@@ -149,17 +149,9 @@ int a2l_open(const char *path, int dirfd, struct a2l_table *out, char *why, size
 		snprintf(why, whysz, "path too long");
 		return -ENAMETOOLONG;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);     /* never block on a FIFO */
-	if (fd < 0) {
-		r = -errno;
-		snprintf(why, whysz, "%s: %s", path, strerror(-r));
-		return r;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		snprintf(why, whysz, "%s: not a regular file", path);
-		return -EINVAL;
-	}
+	fd = sl_open_regular(path, &st, why, whysz);
+	if (fd < 0)
+		return fd;
 	if (dirfd < 0 || map_cached(dirfd, &st, out) < 0)
 		r = a2l_build(path, fd, &st, dirfd, out, why, whysz);
 	else

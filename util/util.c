@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "util/util.h"
 
@@ -93,4 +95,21 @@ void *sl_scratch_map(size_t bytes, const char *name)
 	p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	return p == MAP_FAILED ? NULL : p;
+}
+
+int sl_open_regular(const char *path, struct stat *st, char *why, size_t whysz)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), r;
+
+	if (fd < 0) {
+		r = -errno;
+		snprintf(why, whysz, "%s: %s", path, strerror(-r));
+		return r;
+	}
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+		close(fd);
+		snprintf(why, whysz, "%s: not a regular file", path);
+		return -EINVAL;
+	}
+	return fd;
 }

@@ -81,4 +81,13 @@ void sl_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 void *sl_scratch_map(size_t bytes, const char *name);
 
+/*
+ * sl_open_regular - open @path read-only (O_CLOEXEC, O_NONBLOCK: a FIFO
+ * never blocks) and fstat it into *@st. Returns the fd, or -errno with a
+ * one-line "<path>: <reason>" in @why (@whysz bytes): -errno of open(2),
+ * -EINVAL when it is not a regular file.
+ */
+struct stat;
+int sl_open_regular(const char *path, struct stat *st, char *why, size_t whysz);
+
 #endif
