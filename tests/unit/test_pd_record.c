@@ -28,6 +28,7 @@
 #endif
 
 #include "perfdata/record.h"
+#include "tests/unit/testutil.h"
 
 /* ---------------------------------------------------------- byte buffer */
 
@@ -446,25 +447,13 @@ static void test_sample_id_and_mmap2(void **state)
 
 static char tmpdir[64];
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
-
 /* perf record OPTS of a shell loop into tmpdir/OUT (PIPE: `-o - > OUT`);
  * 0 if perf is missing or fails */
 static int record(const char *out, const char *opts, int pipe)
 {
-	if (sh("command -v perf >/dev/null 2>&1") != 0)
+	if (test_sh("command -v perf >/dev/null 2>&1") != 0)
 		return 0;
-	return sh("cd %s && HOME=%s perf record -q -N %s -o %s -- sh -c "
+	return test_sh("cd %s && HOME=%s perf record -q -N %s -o %s -- sh -c "
 		  "'i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done' %s%s 2>/dev/null",
 		  tmpdir, tmpdir, opts, pipe ? "-" : out, pipe ? "> " : "", pipe ? out : "") == 0;
 }
@@ -493,7 +482,7 @@ static int setup_tmp(void **state)
 
 static int teardown_tmp(void **state)
 {
-	return sh("rm -rf %s", tmpdir) == 0 ? 0 : -1;
+	return test_sh("rm -rf %s", tmpdir) == 0 ? 0 : -1;
 }
 
 /* `perf record --call-graph dwarf`: every sample parses completely; the
