@@ -666,16 +666,11 @@ func (b *builder) write(st *syscall.Stat_t, dirfd int) (*output, error) {
 	le.PutUint64(h[hEndian:], endianMark)
 	le.PutUint64(h[hFileSize:], size)
 	id := identity(st)
-	for i := 0; i < 5; i++ {
-		le.PutUint64(h[hDev+8*i:], id[i])
-	}
-	key := cacheKey(id[0], id[1], id[2], int64(id[3]), int64(id[4]))
+	putIdentity(h, id, hDev, hCtime)
+	key := identityKey(id)
 	le.PutUint64(h[hKey:], key)
 	if b.flags&fDebug != 0 {
-		did := identity(&b.dbgStat)
-		for i := 0; i < 5; i++ {
-			le.PutUint64(h[hDbgDev+8*i:], did[i])
-		}
+		putIdentity(h, identity(&b.dbgStat), hDbgDev, hDbgCtime)
 	}
 	le.PutUint32(h[hFlags:], b.flags)
 	le.PutUint32(h[hNsyms:], uint32(nsyms))

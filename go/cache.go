@@ -60,27 +60,40 @@ func cacheName(key uint64) string {
 }
 
 // identity is what the index records of a file: st_dev, st_ino, st_size,
-// st_mtim (seconds, nanoseconds).
-func identity(st *syscall.Stat_t) [5]uint64 {
-	return [5]uint64{uint64(st.Dev), uint64(st.Ino), uint64(st.Size), uint64(int64(st.Mtim.Sec)),
-		uint64(int64(st.Mtim.Nsec))}
+// st_mtim (seconds, nanoseconds), st_ctim (seconds, nanoseconds).
+func identity(st *syscall.Stat_t) [7]uint64 {
+	return [7]uint64{uint64(st.Dev), uint64(st.Ino), uint64(st.Size), uint64(int64(st.Mtim.Sec)),
+		uint64(int64(st.Mtim.Nsec)), uint64(int64(st.Ctim.Sec)), uint64(int64(st.Ctim.Nsec))}
 }
 
-func sameIdentity(st *syscall.Stat_t, d []byte, at uint64) bool {
+func identityKey(id [7]uint64) uint64 {
+	return cacheKey(id[0], id[1], id[2], int64(id[3]), int64(id[4]), int64(id[5]), int64(id[6]))
+}
+
+// putIdentity writes @id into the header @h: five words at @at (dev ... mtime),
+// the change time at @cat.
+func putIdentity(h []byte, id [7]uint64, at, cat int) {
+	for i := 0; i < 5; i++ {
+		le.PutUint64(h[at+8*i:], id[i])
+	}
+	le.PutUint64(h[cat:], id[5])
+	le.PutUint64(h[cat+8:], id[6])
+}
+
+func sameIdentity(st *syscall.Stat_t, d []byte, at, cat uint64) bool {
 	id := identity(st)
 	for i := uint64(0); i < 5; i++ {
 		if id[i] != u64(d, at+8*i) {
 			return false
 		}
 	}
-	return true
+	return id[5] == u64(d, cat) && id[6] == u64(d, cat+8)
 }
 
 // mapCached maps the cache file of the ELF file with identity @st when it is
 // valid and still describes that file (and the debug file it names).
 func mapCached(dirfd int, st *syscall.Stat_t) []byte {
-	id := identity(st)
-	name := cacheName(cacheKey(id[0], id[1], id[2], int64(id[3]), int64(id[4])))
+	name := cacheName(identityKey(identity(st)))
 	fd, err := syscall.Openat(dirfd, name, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil
@@ -95,7 +108,7 @@ func mapCached(dirfd int, st *syscall.Stat_t) []byte {
 	if err != nil {
 		return nil
 	}
-	if validate(d) != nil || !sameIdentity(st, d, hDev) {
+	if validate(d) != nil || !sameIdentity(st, d, hDev, hCtime) {
 		syscall.Munmap(d)
 		return nil
 	}
@@ -104,7 +117,7 @@ func mapCached(dirfd int, st *syscall.Stat_t) []byte {
 		ref := u32(d, hDbgPath)
 		path := string(str[ref+4 : ref+4+le.Uint32(str[ref:])])
 		var ds syscall.Stat_t
-		if syscall.Stat(path, &ds) != nil || !sameIdentity(&ds, d, hDbgDev) {
+		if syscall.Stat(path, &ds) != nil || !sameIdentity(&ds, d, hDbgDev, hDbgCtime) {
 			syscall.Munmap(d)
 			return nil
 		}

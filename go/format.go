@@ -2,7 +2,7 @@
 
 package symlazy
 
-// The name index file, version 1: doc/index-format.md in the symlazy tree
+// The name index file, version 2: doc/index-format.md in the symlazy tree
 // describes every byte; index/names.h is the C side. All integers are
 // little-endian (the header's endian field proves the writer's order).
 
@@ -12,8 +12,8 @@ import (
 )
 
 const (
-	formatVersion = 1
-	hdrSize       = 640
+	formatVersion = 2
+	hdrSize       = 672
 	recSize       = 48
 	slotSize      = 12
 	addrSize      = 24
@@ -77,6 +77,8 @@ const (
 	hEMachine  = 250
 	hNversions = 252
 	hLoads     = 256
+	hCtime     = 640 // st_ctim of the ELF file (sec, nsec)
+	hDbgCtime  = 656 // the debug file's
 )
 
 // Record field offsets (struct symnames_sym).
@@ -178,16 +180,18 @@ func checksum(p []byte) uint64 {
 	return fnv1a(r, p[i:])
 }
 
-// cacheKey is index/names.c symnames_key: FNV-1a over six little-endian
+// cacheKey is index/names.c symnames_key: FNV-1a over eight little-endian
 // u64 words.
-func cacheKey(dev, ino, size uint64, msec, mnsec int64) uint64 {
-	var b [48]byte
+func cacheKey(dev, ino, size uint64, msec, mnsec, csec, cnsec int64) uint64 {
+	var b [64]byte
 	le.PutUint64(b[0:], formatVersion)
 	le.PutUint64(b[8:], dev)
 	le.PutUint64(b[16:], ino)
 	le.PutUint64(b[24:], size)
 	le.PutUint64(b[32:], uint64(msec))
 	le.PutUint64(b[40:], uint64(mnsec))
+	le.PutUint64(b[48:], uint64(csec))
+	le.PutUint64(b[56:], uint64(cnsec))
 	return fnv1a(fnvOffset, b[:])
 }
 

@@ -17,7 +17,7 @@
 #include "index/names.h"
 #include "util/util.h"
 
-_Static_assert(sizeof(struct symnames_hdr) == 640, "names header layout");
+_Static_assert(sizeof(struct symnames_hdr) == 672, "names header layout");
 _Static_assert(sizeof(struct symnames_sym) == 48, "names record layout");
 _Static_assert(sizeof(struct symnames_slot) == 12, "names slot layout");
 _Static_assert(sizeof(struct symnames_addr) == 24, "names address entry layout");
@@ -45,9 +45,11 @@ uint64_t symnames_hash(const char *s, size_t n)
 	return sl_mix64(h);
 }
 
-uint64_t symnames_key(uint64_t dev, uint64_t ino, uint64_t size, int64_t mtime_sec, int64_t mtime_nsec)
+uint64_t symnames_key(uint64_t dev, uint64_t ino, uint64_t size, int64_t mtime_sec, int64_t mtime_nsec,
+		      int64_t ctime_sec, int64_t ctime_nsec)
 {
-	uint64_t w[6] = { SYMNAMES_VERSION, dev, ino, size, (uint64_t)mtime_sec, (uint64_t)mtime_nsec };
+	uint64_t w[8] = { SYMNAMES_VERSION, dev, ino, size, (uint64_t)mtime_sec, (uint64_t)mtime_nsec,
+			  (uint64_t)ctime_sec, (uint64_t)ctime_nsec };
 
 	return sl_fnv1a(SL_FNV_OFFSET, w, sizeof(w));
 }
@@ -187,10 +189,11 @@ void symnames_attach(struct symnames *out, void *map, size_t size)
 /* ---- open ------------------------------------------------------------------ */
 
 static int same_identity(const struct stat *st, uint64_t dev, uint64_t ino, uint64_t size, int64_t ms,
-			 int64_t mns)
+			 int64_t mns, int64_t cs, int64_t cns)
 {
 	return (uint64_t)st->st_dev == dev && (uint64_t)st->st_ino == ino && (uint64_t)st->st_size == size &&
-	       (int64_t)st->st_mtim.tv_sec == ms && (int64_t)st->st_mtim.tv_nsec == mns;
+	       (int64_t)st->st_mtim.tv_sec == ms && (int64_t)st->st_mtim.tv_nsec == mns &&
+	       (int64_t)st->st_ctim.tv_sec == cs && (int64_t)st->st_ctim.tv_nsec == cns;
 }
 
 /* The cache file for @st, validated and still describing @st (and its debug file). */
@@ -204,19 +207,22 @@ static int map_cached(int dirfd, const struct stat *st, struct symnames *out)
 	int r;
 
 	symnames_file_name(symnames_key((uint64_t)st->st_dev, (uint64_t)st->st_ino, (uint64_t)st->st_size,
-					st->st_mtim.tv_sec, st->st_mtim.tv_nsec), name, sizeof(name));
+					st->st_mtim.tv_sec, st->st_mtim.tv_nsec, st->st_ctim.tv_sec,
+					st->st_ctim.tv_nsec), name, sizeof(name));
 	r = sl_cache_file_map(dirfd, name, sizeof(struct symnames_hdr), &map, &msize);
 	if (r < 0)
 		return r;
 	h = map;
 	if (symnames_validate(map, msize) < 0 ||
-	    !same_identity(st, h->dev, h->ino, h->size, h->mtime_sec, h->mtime_nsec))
+	    !same_identity(st, h->dev, h->ino, h->size, h->mtime_sec, h->mtime_nsec, h->ctime_sec,
+			   h->ctime_nsec))
 		goto stale;
 	if (h->flags & SN_F_DEBUG) {
 		const char *dbg = (const char *)map + h->strings_off + h->dbg_path + 4;
 
 		if (stat(dbg, &ds) < 0 ||
-		    !same_identity(&ds, h->dbg_dev, h->dbg_ino, h->dbg_size, h->dbg_mtime_sec, h->dbg_mtime_nsec))
+		    !same_identity(&ds, h->dbg_dev, h->dbg_ino, h->dbg_size, h->dbg_mtime_sec, h->dbg_mtime_nsec,
+				   h->dbg_ctime_sec, h->dbg_ctime_nsec))
 			goto stale;
 	}
 	symnames_attach(out, map, msize);

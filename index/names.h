@@ -9,7 +9,9 @@
  * hot path is unchanged, and this file is keyed by what any language can
  * compute, the stat(2) identity of the ELF file:
  *   "<key %016x>.names", key = FNV-1a 64 over the little-endian u64 words
- *   SYMNAMES_VERSION, st_dev, st_ino, st_size, st_mtim.tv_sec, st_mtim.tv_nsec.
+ *   SYMNAMES_VERSION, st_dev, st_ino, st_size, st_mtim.tv_sec, st_mtim.tv_nsec,
+ *   st_ctim.tv_sec, st_ctim.tv_nsec (the change time: a file rewritten in
+ *   place with its size and mtime restored is another file).
  *
  * What is indexed (ELF gABI "Symbol Table"; GNU symbol versioning as in the
  * LSB "Symbol Versioning" chapter):
@@ -56,7 +58,7 @@
 #include <stdint.h>
 
 #define SYMNAMES_MAGIC     "SYMLZNM\0"
-#define SYMNAMES_VERSION   1u
+#define SYMNAMES_VERSION   2u         /* 2: st_ctim in the key and the header */
 #define SYMNAMES_ENDIAN    0x0102030405060708ull
 #define SYMNAMES_MAX_LOADS 16
 #define SYMNAMES_NONE      0xffffffffu
@@ -75,7 +77,7 @@
 
 /* The file: header, records, buckets, slots, address order, strings; every
  * part starts 8-byte aligned at the offset the header gives. Host byte order
- * (the endian field reads SYMNAMES_ENDIAN). 640 bytes. */
+ * (the endian field reads SYMNAMES_ENDIAN). 672 bytes. */
 struct symnames_hdr {
 	char magic[8];                  /*   0 SYMNAMES_MAGIC */
 	uint32_t version;               /*   8 SYMNAMES_VERSION */
@@ -105,6 +107,8 @@ struct symnames_hdr {
 	struct symnames_load {          /* 256 the PT_LOADs with PF_X, program header order */
 		uint64_t vaddr, memsz, offset;
 	} loads[SYMNAMES_MAX_LOADS];
+	int64_t ctime_sec, ctime_nsec;  /* 640 st_ctim of the ELF file */
+	int64_t dbg_ctime_sec, dbg_ctime_nsec;  /* 656 the debug file's (SN_F_DEBUG), else 0 */
 };
 
 struct symnames_sym {                   /* one record, 48 bytes */
@@ -161,8 +165,10 @@ struct symnames {
  */
 uint64_t symnames_hash(const char *s, size_t n);
 
-/* symnames_key - the cache key of a file with this stat(2) identity. */
-uint64_t symnames_key(uint64_t dev, uint64_t ino, uint64_t size, int64_t mtime_sec, int64_t mtime_nsec);
+/* symnames_key - the cache key of a file with this stat(2) identity
+ * (st_dev, st_ino, st_size, st_mtim, st_ctim). */
+uint64_t symnames_key(uint64_t dev, uint64_t ino, uint64_t size, int64_t mtime_sec, int64_t mtime_nsec,
+		      int64_t ctime_sec, int64_t ctime_nsec);
 
 #define SN_OPEN_REBUILD 1       /* build even if a valid cache file exists */
 

@@ -637,13 +637,17 @@ static int write_index(struct build *b, const struct stat *st, int dirfd, struct
 	h->size = (uint64_t)st->st_size;
 	h->mtime_sec = st->st_mtim.tv_sec;
 	h->mtime_nsec = st->st_mtim.tv_nsec;
-	h->key = symnames_key(h->dev, h->ino, h->size, h->mtime_sec, h->mtime_nsec);
+	h->ctime_sec = st->st_ctim.tv_sec;
+	h->ctime_nsec = st->st_ctim.tv_nsec;
+	h->key = symnames_key(h->dev, h->ino, h->size, h->mtime_sec, h->mtime_nsec, h->ctime_sec, h->ctime_nsec);
 	if (b->flags & SN_F_DEBUG) {
 		h->dbg_dev = (uint64_t)b->dbg_st.st_dev;
 		h->dbg_ino = (uint64_t)b->dbg_st.st_ino;
 		h->dbg_size = (uint64_t)b->dbg_st.st_size;
 		h->dbg_mtime_sec = b->dbg_st.st_mtim.tv_sec;
 		h->dbg_mtime_nsec = b->dbg_st.st_mtim.tv_nsec;
+		h->dbg_ctime_sec = b->dbg_st.st_ctim.tv_sec;
+		h->dbg_ctime_nsec = b->dbg_st.st_ctim.tv_nsec;
 	}
 	h->flags = b->flags;
 	h->nsyms = (uint32_t)nsyms;
