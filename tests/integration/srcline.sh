@@ -68,6 +68,11 @@ mkdir -p "$B/bin" "$B/home" "$B/xdg" || exit 1
 # rustup's rustc finds its toolchain through $HOME: keep it for rustc
 [ -d "$HOME/.rustup" ] && export RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}"
 export HOME=$B/home XDG_CACHE_HOME=$B/xdg
+# perf 6.12 waits 1 s per answer of its addr2line child (util/srcline.c
+# addr2line_timeout_ms), then prints the frame without its inline frames: on a
+# loaded machine stock then differs from itself. Both sides get 10 minutes
+# (6.12's core.addr2line-timeout; perf 6.1 has no timeout and ignores the key).
+printf '[core]\n\taddr2line-timeout = 600000\n' >"$HOME/.perfconfig"
 
 # ---- programs --------------------------------------------------------------
 CXXF="-O2 -fomit-frame-pointer -I$ROOT/tests/corpus"
