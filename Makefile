@@ -26,7 +26,8 @@ CXX      ?= c++
 CXXFLAGS_CORE := -O2 -g -std=gnu++17 -fPIC -fno-exceptions -fno-rtti -Wall -Wextra -I.
 SHIM_SRC  := $(wildcard shim/*.c)
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
-TOOL_SRC  := $(wildcard scripts/*.c)
+# scripts/heapacct.c is an LD_PRELOAD library (a measuring aid), built apart
+TOOL_SRC  := $(filter-out scripts/heapacct.c,$(wildcard scripts/*.c))
 CMD_SRC   := $(wildcard cmd/*.c)
 HDRS      := $(foreach d,$(LIB_DIRS) shim,$(wildcard $(d)/*.h))
 CMD_HDRS  := $(wildcard cmd/*.h)
@@ -39,7 +40,7 @@ CMD_BIN   := $(B)/bin/symlazy
 MAN_PAGES := doc/symlazy.1 doc/libsymlazy.7
 
 .PHONY: all deps check demo bench install clean sanitize fuzz unit deb
-all: $(SO) $(TOOL_BIN) $(CMD_BIN)
+all: $(SO) $(TOOL_BIN) $(CMD_BIN) $(B)/bin/heapacct.so
 
 $(B)/so/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -80,6 +81,11 @@ $(B)/tests/test_symindex: TEST_LIBS += -lstdc++
 $(B)/bin/%: scripts/%.c $(CORE_A) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(CORE_A) -lelf -liberty $(LIBS)
+
+# the malloc accountant (scripts/heapacct.c): libc only, never linked into the shim
+$(B)/bin/heapacct.so: scripts/heapacct.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared -o $@ $< -ldl
 
 # The `symlazy` command (cmd/): one binary, one module per subcommand.
 # the multiarch library directory the command also searches (cmd/common.c)
