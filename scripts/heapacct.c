@@ -20,7 +20,9 @@
  * fragmentation come on top in RssAnon).
  * Not thread-scalable (one spin lock), good enough for perf script.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <stdint.h>
