@@ -87,6 +87,7 @@ void config_load(struct symlazy_config *cfg, const char *(*get)(const char *name
 	cfg->dwfl = parse_bool(cfg, get, "SYMLAZY_DWFL", 1);
 	cfg->bcc_index = parse_bool(cfg, get, "SYMLAZY_BCC", 1);
 	cfg->dwarf_map = parse_bool(cfg, get, "SYMLAZY_DWARF_MAP", 1);
+	cfg->dwarf_abbrev = parse_bool(cfg, get, "SYMLAZY_DWARF_ABBREV", 1);
 
 	v = get("SYMLAZY_MAX_BYTES");
 	if (v && *v && config_parse_size(v, &cfg->max_bytes) < 0) {

@@ -33,6 +33,8 @@ struct symlazy_config {
 	int bcc_index;              /* SYMLAZY_BCC (default 1): answer libbcc's symcache from the index */
 	int dwarf_map;              /* SYMLAZY_DWARF_MAP (default 1): libdw reads compressed debug
 				     * sections from an inflated copy in the cache (index/dbgsec.h) */
+	int dwarf_abbrev;           /* SYMLAZY_DWARF_ABBREV (default 1): in that copy, each unit DIE's
+				     * abbreviation first in its table (index/abbrevord.h) */
 	char error[256];            /* first bad value, "" if none */
 };
 

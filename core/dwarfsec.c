@@ -46,7 +46,7 @@ int sl_dwsec_begin(struct sl_session *s, int fd, Elf_Cmd cmd, Elf *ref)
 	dirfd = sl_session_cache_fd(s);
 	if (dirfd < 0)
 		return -1;
-	cfd = sl_dbgsec_open(fd, dirfd, &info);
+	cfd = sl_dbgsec_open(fd, dirfd, s->cfg.dwarf_abbrev ? SL_DBGSEC_ABBREV : 0, &info);
 	if (cfd >= 0) {
 		pending = info;
 		return cfd;

@@ -140,7 +140,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	memset(&info, 0, sizeof(info));
-	cfd = sl_dbgsec_open(fd, fuzz_cache_fd, &info);
+	cfd = sl_dbgsec_open(fd, fuzz_cache_fd, SL_DBGSEC_ABBREV, &info);
 	if (getenv("FUZZ_DBGSEC_VERBOSE"))
 		fprintf(stderr, "fuzz_dbgsec: plan %u moved, %u inflated (%llu bytes), copy %llu bytes: open %d, libelf %ld\n",
 			p.nmoved, p.info.sections, (unsigned long long)p.info.bytes, (unsigned long long)p.size, cfd, libelf_shnum(fd));
@@ -150,7 +150,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		close(cfd);
 		FUZZ_CHECK(fuzz_cache_entries() == 1);
 		memset(&info, 0, sizeof(info));
-		cfd = sl_dbgsec_open(fd, fuzz_cache_fd, &info);
+		cfd = sl_dbgsec_open(fd, fuzz_cache_fd, SL_DBGSEC_ABBREV, &info);
 		FUZZ_CHECK(cfd >= 0 && info.built == 0);
 		close(cfd);
 		fuzz_cache_clean();

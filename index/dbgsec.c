@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "index/abbrevord.h"
 #include "index/cache.h"
 #include "index/format.h"
 #include "index/dbgsec.h"
@@ -26,7 +27,8 @@
 #define ELFCOMPRESS_ZSTD 2      /* gABI; glibc elf.h since 2.37 */
 #endif
 
-#define DBGSEC_VERSION 2u      /* 2: a checksum trailer after the ELF bytes */
+#define DBGSEC_VERSION 3u      /* 2: a checksum trailer after the ELF bytes;
+				 * 3: SL_DBGSEC_ABBREV in the key */
 #define BUF_IN (256u << 10)
 #define BUF_OUT (256u << 10)
 /* larger section alignments are left alone: a ch_addralign or sh_addralign
@@ -374,6 +376,57 @@ out:
 	return r;
 }
 
+/* the copy's section named @name with bytes inside [0, size): its index or 0 */
+static unsigned find_sec(const unsigned char *m, const struct sl_dbgsec_plan *p, const char *name)
+{
+	const Elf64_Shdr *sh = p->new_sh, *str;
+	size_t nl = strlen(name) + 1;
+
+	if (p->eh.e_shstrndx == SHN_UNDEF || p->eh.e_shstrndx >= p->eh.e_shnum)
+		return 0;
+	str = &sh[p->eh.e_shstrndx];
+	if (!has_bytes(str) || str->sh_offset > p->size || p->size - str->sh_offset < str->sh_size)
+		return 0;
+	for (unsigned i = 1; i < p->eh.e_shnum; i++) {
+		if (sh[i].sh_type != SHT_PROGBITS || (sh[i].sh_flags & SHF_COMPRESSED) ||
+		    sh[i].sh_offset > p->size || p->size - sh[i].sh_offset < sh[i].sh_size ||
+		    sh[i].sh_name >= str->sh_size || str->sh_size - sh[i].sh_name < nl)
+			continue;
+		if (!memcmp(m + str->sh_offset + sh[i].sh_name, name, nl))
+			return i;
+	}
+	return 0;
+}
+
+/* SL_DBGSEC_ABBREV: each unit DIE's abbreviation first in its table
+ * (index/abbrevord.h), in the written copy @cfd; not for ET_REL files (their
+ * unit headers' abbrev offsets are relocated by libdwfl) */
+static int abbrev_pass(int cfd, struct sl_dbgsec_plan *p)
+{
+	struct sl_abbrev_stats st = { 0 };
+	unsigned char *m;
+	unsigned a, i, t;
+	int r;
+
+	if (p->eh.e_type == ET_REL || !p->size)
+		return 0;
+	m = mmap(NULL, (size_t)p->size, PROT_READ | PROT_WRITE, MAP_SHARED, cfd, 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	a = find_sec(m, p, ".debug_abbrev");
+	i = find_sec(m, p, ".debug_info");
+	t = find_sec(m, p, ".debug_types");
+	r = 0;
+	if (a && (i || t))
+		r = sl_abbrev_front(m + p->new_sh[a].sh_offset, (size_t)p->new_sh[a].sh_size,
+				    i ? m + p->new_sh[i].sh_offset : NULL, i ? (size_t)p->new_sh[i].sh_size : 0,
+				    t ? m + p->new_sh[t].sh_offset : NULL, t ? (size_t)p->new_sh[t].sh_size : 0,
+				    &st);
+	munmap(m, (size_t)p->size);
+	p->info.abbrev_moved = st.moved;
+	return r;
+}
+
 /* an existing copy matches the plan: ours, regular, sized, same headers */
 /* The copy ends with a 16-byte trailer after the ELF bytes (libelf reads
  * only what the headers point at): DBGSEC_SUM_MAGIC and symindex_checksum()
@@ -434,7 +487,7 @@ static int copy_matches(int cfd, const struct sl_dbgsec_plan *p)
 	return ok;
 }
 
-static uint64_t identity_key(int fd)
+static uint64_t identity_key(int fd, unsigned flags)
 {
 	struct stat st;
 	uint64_t h = SL_FNV_OFFSET, v[8];
@@ -449,12 +502,12 @@ static uint64_t identity_key(int fd)
 	v[4] = (uint64_t)st.st_mtim.tv_nsec;
 	v[5] = (uint64_t)st.st_ctim.tv_sec;
 	v[6] = (uint64_t)st.st_ctim.tv_nsec;
-	v[7] = 0x64626773ull;     /* "dbgs" */
+	v[7] = 0x64626773ull ^ ((uint64_t)flags << 32);     /* "dbgs", the rewrites */
 	h = sl_fnv1a(h, &ver, sizeof(ver));
 	return sl_fnv1a(h, v, sizeof(v));
 }
 
-int sl_dbgsec_open(int fd, int dirfd, struct sl_dbgsec_info *info)
+int sl_dbgsec_open(int fd, int dirfd, unsigned flags, struct sl_dbgsec_info *info)
 {
 	static _Atomic unsigned long seq;
 	struct sl_dbgsec_plan p;
@@ -465,7 +518,7 @@ int sl_dbgsec_open(int fd, int dirfd, struct sl_dbgsec_info *info)
 		return -ENOENT;
 	if ((r = sl_dbgsec_plan(fd, &p)) < 0)
 		return r;
-	snprintf(name, sizeof(name), "dwarf-%016llx.dbg", (unsigned long long)identity_key(fd));
+	snprintf(name, sizeof(name), "dwarf-%016llx.dbg", (unsigned long long)identity_key(fd, flags));
 	cfd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (cfd >= 0) {
 		if (copy_matches(cfd, &p)) {
@@ -485,6 +538,8 @@ int sl_dbgsec_open(int fd, int dirfd, struct sl_dbgsec_info *info)
 		return r;
 	}
 	r = write_copy(fd, cfd, &p);
+	if (r == 0 && (flags & SL_DBGSEC_ABBREV))
+		r = abbrev_pass(cfd, &p);
 	if (r == 0)
 		r = copy_seal(cfd, p.size);
 	if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0)

@@ -37,7 +37,13 @@ struct sl_dbgsec_info {
 	uint32_t sections;      /* compressed sections stored inflated */
 	uint64_t bytes;         /* their inflated bytes */
 	int built;              /* 1: written by this call, 0: found in the cache */
+	uint64_t abbrev_moved;  /* SL_DBGSEC_ABBREV, built 1: units whose DIE's
+				 * abbreviation was moved first (index/abbrevord.h) */
 };
+
+/* sl_dbgsec_open flags: what the copy changes besides inflating */
+#define SL_DBGSEC_ABBREV 1u     /* each unit DIE's abbreviation entry first in
+				 * its table (index/abbrevord.h); part of the key */
 
 /* the rewrite of one file, computed from its headers (no section bytes) */
 /* bytes after a copy's ELF bytes: "SLDBGSUM" and the u64 symindex_checksum()
@@ -70,8 +76,10 @@ void sl_dbgsec_plan_free(struct sl_dbgsec_plan *p);
 /*
  * sl_dbgsec_open - an O_RDONLY fd of the decompressed copy of the file at
  * @fd, from the cache dir @dirfd: "dwarf-<key %016x>.dbg", key = FNV-1a of
- * the format version and the file's identity (st_dev, st_ino, st_size,
- * st_mtim, st_ctim). An existing copy is used when it is a regular file
+ * the format version, @flags (SL_DBGSEC_*) and the file's identity (st_dev,
+ * st_ino, st_size, st_mtim, st_ctim). With SL_DBGSEC_ABBREV the copy's
+ * .debug_abbrev is rewritten after inflating (index/abbrevord.h; not for
+ * ET_REL). An existing copy is used when it is a regular file
  * owned by us, of the planned size, whose ELF header and section header
  * table equal the plan's; else it is rebuilt (temp file, inflated through
  * 256 KiB buffers, renamed into place). Inflating uses libz.so.1 / libzstd.so.1
@@ -82,6 +90,6 @@ void sl_dbgsec_plan_free(struct sl_dbgsec_plan *p);
  * exactly ch_size bytes), -ENOSYS (library missing for a ch_type), other
  * -errno (I/O, no space).
  */
-int sl_dbgsec_open(int fd, int dirfd, struct sl_dbgsec_info *info);
+int sl_dbgsec_open(int fd, int dirfd, unsigned flags, struct sl_dbgsec_info *info);
 
 #endif

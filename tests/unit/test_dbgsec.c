@@ -181,7 +181,7 @@ static void copy_case(const char *name, const char *cache)
 	want = p.info.sections;
 	sl_dbgsec_plan_free(&p);
 	assert_true(want >= 1);
-	cfd = sl_dbgsec_open(fd, dfd, &info);
+	cfd = sl_dbgsec_open(fd, dfd, 0, &info);
 	assert_true(cfd >= 0);
 	assert_int_equal(info.built, 1);
 	assert_int_equal(info.sections, want);
@@ -189,7 +189,7 @@ static void copy_case(const char *name, const char *cache)
 	same_as_inflated(fd, cfd);
 	/* again: the cached copy, not rebuilt */
 	memset(&info, 0, sizeof(info));
-	cfd2 = sl_dbgsec_open(fd, dfd, &info);
+	cfd2 = sl_dbgsec_open(fd, dfd, 0, &info);
 	assert_true(cfd2 >= 0);
 	assert_int_equal(info.built, 0);
 	assert_int_equal(info.sections, want);
@@ -221,8 +221,8 @@ static void test_not_compressed(void **state)
 
 	(void)state;
 	assert_int_equal(sl_dbgsec_plan(fd, &p), -ENOENT);
-	assert_int_equal(sl_dbgsec_open(fd, dfd, &info), -ENOENT);
-	assert_int_equal(sl_dbgsec_open(fd, -1, &info), -ENOENT);
+	assert_int_equal(sl_dbgsec_open(fd, dfd, 0, &info), -ENOENT);
+	assert_int_equal(sl_dbgsec_open(fd, -1, 0, &info), -ENOENT);
 	close(fd);
 	close(dfd);
 }
@@ -253,7 +253,7 @@ static void test_corrupt_stream(void **state)
 	fd = open(strcat(strcpy(buf, dir), "/bad"), O_RDWR);
 	assert_int_equal(pwrite(fd, "\xff\x00\xff\x00\xff\x00\xff\x00", 8, (off_t)off), 8);
 	dfd = cache_dir("c4");
-	r = sl_dbgsec_open(fd, dfd, &info);
+	r = sl_dbgsec_open(fd, dfd, 0, &info);
 	assert_int_equal(r, -EBADMSG);
 	assert_int_equal(test_sh("test -z \"$(ls -A %s/c4)\"", dir), 0);
 	close(fd);
