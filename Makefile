@@ -77,6 +77,8 @@ $(B)/tests/%: tests/unit/%.c $(CORE_A) $(HDRS) tests/unit/testutil.h
 $(B)/tests/test_model_perf612: TEST_LIBS += -lstdc++
 $(B)/tests/test_model_perf72: TEST_LIBS += -lstdc++
 $(B)/tests/test_symindex: TEST_LIBS += -lstdc++
+# test_abbrevord reads both copies back with libdw (the reference)
+$(B)/tests/test_abbrevord: TEST_LIBS += -ldw
 
 $(B)/bin/%: scripts/%.c $(CORE_A) $(HDRS)
 	@mkdir -p $(dir $@)
