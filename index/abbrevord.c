@@ -190,6 +190,9 @@ struct ctx {
 	unsigned char *ab;
 	size_t alen;
 	const uint64_t *st;     /* sorted unique table starts */
+	const uint64_t *reach;  /* reach[i]: max over starts 0..i of where libdw's
+				 * walk of that table can end (past its 0 byte;
+				 * the section end when an entry does not parse) */
 	size_t nst;
 	uint32_t *codes;
 	size_t ncap;
@@ -197,7 +200,8 @@ struct ctx {
 	struct sl_abbrev_stats *s;
 };
 
-/* is there a table start S with lo < S < hi? */
+/* does another table's walk touch [lo, hi) (lo a table start)? a start S
+ * with lo < S < hi, or a table starting before lo whose walk goes past lo */
 static int start_inside(const struct ctx *c, uint64_t lo, uint64_t hi)
 {
 	size_t l = 0, u = c->nst;
@@ -210,7 +214,26 @@ static int start_inside(const struct ctx *c, uint64_t lo, uint64_t hi)
 		else
 			u = m;
 	}
-	return l < c->nst && c->st[l] < hi;
+	if (l < c->nst && c->st[l] < hi)
+		return 1;
+	/* st[l - 1] == lo; the starts before it */
+	return l >= 2 && c->reach[l - 2] > lo;
+}
+
+/* where libdw's walk of the table at @t can end: past its 0 byte, or the
+ * section end when an entry does not parse */
+static uint64_t table_end(const unsigned char *ab, size_t alen, uint64_t t)
+{
+	const unsigned char *q = ab + t, *end = ab + alen;
+	uint32_t code;
+	long el;
+
+	while (q < end && *q) {
+		if ((el = entry(q, end, &code)) < 0)
+			return alen;
+		q += el;
+	}
+	return q < end ? (uint64_t)(q - ab) + 1 : alen;
 }
 
 static int one_unit(struct ctx *c, const unsigned char *sec, size_t len, uint64_t ab, uint64_t die)
@@ -288,7 +311,7 @@ int sl_abbrev_front(unsigned char *abbrev, size_t alen, const unsigned char *inf
 		    const unsigned char *types, size_t tlen, struct sl_abbrev_stats *st)
 {
 	struct ctx c = { .ab = abbrev, .alen = alen, .s = st };
-	uint64_t *v = NULL;
+	uint64_t *v = NULL, *reach = NULL;
 	size_t n = 0, cap = 0, u = 0;
 	int r;
 
@@ -297,13 +320,28 @@ int sl_abbrev_front(unsigned char *abbrev, size_t alen, const unsigned char *inf
 	if ((info && (r = starts(info, ilen, 0, &v, &n, &cap)) < 0) ||
 	    (types && (r = starts(types, tlen, 1, &v, &n, &cap)) < 0))
 		goto out;
-	qsort(v, n, sizeof(*v), cmp_u64);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_u64);
 	for (size_t i = 0; i < n; i++)
 		if (!u || v[i] != v[u - 1])
 			v[u++] = v[i];
 	c.st = v;
 	c.nst = u;
 	c.budget = 16 * (uint64_t)alen + (1u << 20);
+	if (u && !(reach = malloc(u * sizeof(*reach)))) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < u; i++) {
+		/* tables are walked once, on the bytes before any move (a move
+		 * never touches another table's walk, so they stay valid);
+		 * past the work bound, a table reaches the section end */
+		uint64_t e = v[i] >= alen ? v[i] : c.budget ? table_end(abbrev, alen, v[i]) : alen;
+
+		c.budget -= e - v[i] < c.budget ? e - v[i] : c.budget;
+		reach[i] = i && reach[i - 1] > e ? reach[i - 1] : e;
+	}
+	c.reach = reach;
 	r = 0;
 	if (info)
 		r = pass(&c, info, ilen, 0);
@@ -311,6 +349,7 @@ int sl_abbrev_front(unsigned char *abbrev, size_t alen, const unsigned char *inf
 		r = pass(&c, types, tlen, 1);
 out:
 	free(v);
+	free(reach);
 	free(c.codes);
 	return r;
 }

@@ -24,8 +24,10 @@
  * when libdw's reading of the entries it skips is unaffected: the moved
  * entry and every entry before it parse cleanly (each LEB128 ends inside
  * the section within 10 bytes, values below 2^32: libdw reads them into
- * unsigned int), their codes are distinct and non-zero, and no other table
- * starts inside the bytes that move. Format facts: DWARF 5 section 7.5.1
+ * unsigned int), their codes are distinct and non-zero, and no other
+ * table's walk touches the bytes that move (no unit's table starts inside
+ * them; a table starting before them ends, past its 0 byte, at or before
+ * them; a table with an entry that does not parse reaches the section end). Format facts: DWARF 5 section 7.5.1
  * (unit headers), 7.5.3 (abbreviation tables), DWARF 4 section 7.5.1.2
  * (.debug_types headers).
  */
@@ -47,9 +49,10 @@ struct sl_abbrev_stats {
  * sl_abbrev_front - rewrite the .debug_abbrev bytes @abbrev (@alen bytes,
  * in place) for the units of @info (@ilen bytes: .debug_info) and of
  * @types (@tlen bytes: a DWARF 4 .debug_types section; NULL/0 when there is
- * none). Little-endian ELF only (the caller's check). Bounded work: at most 16 * @alen + 1 MiB bytes moved in
- * all, units past that are left; memory: 8 bytes per unit (table starts)
- * plus 4 bytes per entry of the largest table searched.
+ * none). Little-endian ELF only (the caller's check). Bounded work: at
+ * most 16 * @alen + 1 MiB bytes walked (each table once) and moved in all;
+ * past that, units are left. Memory: 16 bytes per unit (table starts and
+ * their reach) plus 4 bytes per entry of the largest table searched.
  * Returns 0 and fills @st (accumulated: the caller zeroes it), or -ENOMEM
  * (then @abbrev may hold some moves already made, each complete).
  */

@@ -8,7 +8,8 @@
  *     DW_FORM_implicit_const), an entry already first, a table shared by two
  *     units, and what is left alone: a duplicate code before the entry, an
  *     entry that does not parse, a code >= 2^32, a table starting inside the
- *     bytes that would move, a unit whose code is not in its table;
+ *     bytes that would move or one before them whose entries reach into
+ *     them, a unit whose code is not in its table;
  *   - a program of three C files compiled at test time with -g -gz=zlib:
  *     the copy made with SL_DBGSEC_ABBREV differs from the one without only
  *     in .debug_abbrev (same size), some units moved, and libdw (this host's)
@@ -255,6 +256,31 @@ static void test_overlapping_tables(void **state)
 	assert_int_equal(st.units, 2);
 	assert_int_equal(st.left, 1);
 	assert_int_equal(st.front, 1);
+}
+
+static void test_table_reaching_into(void **state)
+{
+	/* table 0's first entry (code 1) has attribute pairs up to offset 21,
+	 * table 1 (offset 7) starts inside it: moving table 1's code 2 first
+	 * would change what libdw reads for table 0 (fuzz/seeds/abbrevord/reach-into) */
+	unsigned char ab0[] = { 1, 0x24, 0, 3, 8, 0, 0xf6, 7, 0, 2, 1, 0x24, 0, 2, 0x24, 0, 0x24, 0x40, 3, 8,
+				0, 0, 2, 0x24, 0, 3, 8, 0, 0, 0 };
+	unsigned char ab[sizeof(ab0)], info[64];
+	struct sl_abbrev_stats st = { 0 };
+	size_t n = cu5(info, 0, 3);
+
+	(void)state;
+	n += cu5(info + n, 7, 2);
+	memcpy(ab, ab0, sizeof(ab));
+	assert_int_equal(sl_abbrev_front(ab, sizeof(ab), info, n, NULL, 0, &st), 0);
+	assert_memory_equal(ab, ab0, sizeof(ab));
+	assert_int_equal(st.left, 2);
+	/* without unit 0, table 1 alone: moved */
+	memset(&st, 0, sizeof(st));
+	n = cu5(info, 7, 2);
+	assert_int_equal(sl_abbrev_front(ab, sizeof(ab), info, n, NULL, 0, &st), 0);
+	assert_int_equal(st.moved, 1);
+	assert_int_equal(ab[7], 2);
 }
 
 static void test_truncated_info(void **state)
@@ -535,6 +561,7 @@ int main(void)
 		cmocka_unit_test(test_implicit_const),
 		cmocka_unit_test(test_left_alone),
 		cmocka_unit_test(test_overlapping_tables),
+		cmocka_unit_test(test_table_reaching_into),
 		cmocka_unit_test(test_truncated_info),
 		cmocka_unit_test_setup_teardown(test_libdw_reads_the_same, setup, teardown),
 	};
