@@ -35,6 +35,23 @@ static int warned;
 /* what the copy handed out by the last sl_dwsec_begin of this thread holds */
 static __thread __attribute__((tls_model("initial-exec"))) struct sl_dbgsec_info pending;
 
+int sl_dwsec_from_libdw(const char *fname, uintptr_t fbase, uintptr_t *base)
+{
+	uintptr_t known = __atomic_load_n(base, __ATOMIC_RELAXED);
+	const char *b;
+
+	if (!fname)
+		return 0;
+	if (known)
+		return fbase == known;
+	b = strrchr(fname, '/');
+	b = b ? b + 1 : fname;
+	if (strncmp(b, "libdw.so", 8) && strncmp(b, "libdw-", 6))
+		return 0;
+	__atomic_store_n(base, fbase, __ATOMIC_RELAXED);
+	return 1;
+}
+
 int sl_dwsec_begin(struct sl_session *s, int fd, Elf_Cmd cmd, Elf *ref)
 {
 	struct sl_dbgsec_info info = { 0 };

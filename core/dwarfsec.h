@@ -16,8 +16,20 @@
 #define SYMLAZY_DWARFSEC_H
 
 #include <libelf.h>
+#include <stdint.h>
 
 struct sl_session;
+
+/*
+ * sl_dwsec_from_libdw - is a call whose return address lies in the object
+ * dladdr names @fname (path as the loader has it, NULL when none), loaded
+ * at @fbase, a call from libdw? The object's basename starts with
+ * "libdw.so" or "libdw-" (elfutils installs libdw-<version>.so with the
+ * soname link libdw.so.1; "libdwarf", "libdwfl*" do not match). The first
+ * match stores @fbase in *@base (atomically; 0 = none yet); from then on
+ * only an object at that base matches. Returns 1 or 0.
+ */
+int sl_dwsec_from_libdw(const char *fname, uintptr_t fbase, uintptr_t *base);
 
 /*
  * sl_dwsec_begin - for elf_begin(@fd, @cmd, @ref) called from libdw: an fd

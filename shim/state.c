@@ -502,25 +502,17 @@ int shim_a2l_exec(const char *file, char *const argv[])
 	return sl_session_a2l_exec(&P.core, file, argv);
 }
 
-/* issue 20: is @site (a return address) inside libdw.so.1? dladdr names the
- * object; its base is remembered once seen. */
+/* issue 20: is @site (a return address) inside libdw.so.1? The shim asks
+ * the loader (dladdr); the rule is core/dwarfsec.c's. */
 static uintptr_t libdw_base;
 
 static int site_in_libdw(uintptr_t site)
 {
 	Dl_info info;
-	const char *b;
 
-	if (!dladdr((void *)site, &info) || !info.dli_fname)
+	if (!dladdr((void *)site, &info))
 		return 0;
-	if (libdw_base)
-		return (uintptr_t)info.dli_fbase == libdw_base;
-	b = strrchr(info.dli_fname, '/');
-	b = b ? b + 1 : info.dli_fname;
-	if (strncmp(b, "libdw.so", 8) && strncmp(b, "libdw-", 6))
-		return 0;
-	__atomic_store_n(&libdw_base, (uintptr_t)info.dli_fbase, __ATOMIC_RELAXED);
-	return 1;
+	return sl_dwsec_from_libdw(info.dli_fname, (uintptr_t)info.dli_fbase, &libdw_base);
 }
 
 int shim_dwarf_fd(int fd, Elf_Cmd cmd, Elf *ref, uintptr_t site)

@@ -8,7 +8,8 @@
  * the copy equal what elf_compress(scn, 0, 0) + elf_getdata give for the
  * original (elfutils libelf/elf_compress.c), and the program headers are
  * unchanged. Also: nothing compressed (-ENOENT), a corrupt stream (-EBADMSG),
- * a truncated file (-EINVAL), a second open maps the cached copy.
+ * a truncated file (-EINVAL), a second open maps the cached copy. And
+ * core/dwarfsec.c's rule for which calls come from libdw (sl_dwsec_from_libdw).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "core/dwarfsec.h"
 #include "index/dbgsec.h"
 #include "tests/unit/testutil.h"
 
@@ -276,9 +278,32 @@ static void test_truncated(void **state)
 	close(fd);
 }
 
+/* core/dwarfsec.c: which calls come from libdw (the shim passes dladdr's answer) */
+static void test_from_libdw(void **state)
+{
+	uintptr_t base = 0;
+
+	(void)state;
+	assert_int_equal(sl_dwsec_from_libdw(NULL, 0x1000, &base), 0);
+	assert_int_equal(sl_dwsec_from_libdw("/usr/bin/perf", 0x1000, &base), 0);
+	assert_int_equal(sl_dwsec_from_libdw("/usr/lib/x86_64-linux-gnu/libdwarf.so.1", 0x2000, &base), 0);
+	assert_int_equal(sl_dwsec_from_libdw("/usr/lib/x86_64-linux-gnu/libelf.so.1", 0x3000, &base), 0);
+	assert_int_equal(base, 0);
+	assert_int_equal(sl_dwsec_from_libdw("/usr/lib/x86_64-linux-gnu/libdw.so.1", 0x7f0000, &base), 1);
+	assert_int_equal(base, 0x7f0000);
+	/* from now on the base decides: the same object under another name, not another libdw */
+	assert_int_equal(sl_dwsec_from_libdw("/usr/lib/x86_64-linux-gnu/libdw-0.196.so", 0x7f0000, &base), 1);
+	assert_int_equal(sl_dwsec_from_libdw("/opt/libdw.so.1", 0x900000, &base), 0);
+	assert_int_equal(sl_dwsec_from_libdw(NULL, 0x7f0000, &base), 0);
+	base = 0;
+	assert_int_equal(sl_dwsec_from_libdw("libdw-0.196.so", 0x5000, &base), 1);
+	assert_int_equal(base, 0x5000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_from_libdw),
 		cmocka_unit_test(test_zlib_copy),
 		cmocka_unit_test(test_zstd_copy),
 		cmocka_unit_test(test_not_compressed),
