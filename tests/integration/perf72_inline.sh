@@ -13,6 +13,11 @@
 # decompressed copies ("dwarf_sections": files >= 2, the program's own
 # sections counted; the first run builds the copies, the second maps them),
 # and with SYMLAZY_DWARF_MAP=0 no copy is used and the output is the same.
+# The copies hold each unit DIE's abbreviation first in its table
+# (index/abbrevord.h: for at least 90% of the units, by
+# tests/integration/abbrev_first.py); with SYMLAZY_DWARF_ABBREV=0 other
+# copies are built (their own key) that do not (below 50%: GCC puts the
+# unit's entry last), and the output is the same.
 # Prints PASS:/FAIL:/SKIP:/INFO: lines; SKIP (exit 0) with the reason when
 # the sid root cannot be built or entered, or libc6-dbg is missing there.
 # Env: SYMLAZY_ROOT, SYMLAZY_SO.
@@ -49,6 +54,12 @@ except Exception as e:
     print("unreadable: %s" % e); sys.exit(0)
 print("none" if d is None else "%d %d %d %d %d" % (d["files"], d["mapped"], d["bytes"], d["built"], d["left"]))
 PY
+}
+
+# first_units FILE...: "F U": of the U units of the copies FILE (names in
+# $W/cache), F have their DIE's abbreviation first in its table
+first_units() {
+	(cd "$W/cache" && "$PY" "$ROOT/tests/integration/abbrev_first.py" "$@")
 }
 
 # same NAME: stdout of NAME.stock and NAME.shim identical (report: Tip line aside, ties)
@@ -139,6 +150,33 @@ for z in zlib zstd; do
 			pass "$n ($(wc -l <"$W/out/$n.stock") lines identical; dwarf_sections files=$1 mapped=$2 bytes=$3 built=$4)"
 		fi
 	done
+	# the copies: unit DIEs' abbreviations first; SYMLAZY_DWARF_ABBREV=0: copies without
+	n=$z-script
+	(cd "$W/cache" && ls dwarf-*.dbg) >"$T/copies-$z"
+	# shellcheck disable=SC2046
+	set -- $(first_units $(cat "$T/copies-$z"))
+	if [ "$2" -lt 2 ] || [ $(($1 * 10)) -lt $(($2 * 9)) ]; then
+		fail "$n-abbrev: $1 of $2 units in the copies have their DIE's abbreviation first (want >= 90%)"
+	else
+		pass "$n-abbrev ($1 of $2 units in $(wc -l <"$T/copies-$z") copies have their DIE's abbreviation first)"
+	fi
+	cp "$W/out/$n.stock" "$W/out/$n-noabbrev.stock"
+	run "$n-noabbrev" SYMLAZY_DWARF_ABBREV=0 -- script -i /work/$z.data
+	st=$(stats "$n-noabbrev")
+	(cd "$W/cache" && ls dwarf-*.dbg) | grep -vxF -f "$T/copies-$z" >"$T/copies-$z-noabbrev"
+	# shellcheck disable=SC2046
+	set -- $(first_units $(cat "$T/copies-$z-noabbrev")) $st
+	if ! d=$(same "$n-noabbrev"); then
+		fail "$n-noabbrev: output differs stock vs shim with SYMLAZY_DWARF_ABBREV=0"
+		echo "$d"
+	elif [ "$#" -ne 7 ] || [ "$6" -lt 2 ] || [ "$(wc -l <"$T/copies-$z-noabbrev")" -ne "$6" ]; then
+		fail "$n-noabbrev: SYMLAZY_DWARF_ABBREV=0: stats $st, $(wc -l <"$T/copies-$z-noabbrev") new copies (want >= 2 built under their own names)"
+	elif [ "$2" -lt 2 ] || [ $(($1 * 2)) -ge "$2" ]; then
+		fail "$n-noabbrev: $1 of $2 units have their DIE's abbreviation first without the rewrite (want < 50%)"
+	else
+		pass "$n-noabbrev (SYMLAZY_DWARF_ABBREV=0: identical; $6 copies of their own, $1 of $2 units with their DIE's abbreviation first)"
+	fi
+	rm -f $(sed "s|^|$W/cache/|" "$T/copies-$z-noabbrev")
 	# damaged copies (the middle of each overwritten, size kept): the
 	# checksum trailer makes them rebuilt, never shown to libdw
 	n=$z-script
