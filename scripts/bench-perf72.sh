@@ -9,6 +9,8 @@
 #   lazy      LD_PRELOAD=libsymlazy.so (the default: lazy on for 7.2.x)
 #   nomap     lazy with SYMLAZY_DWARF_MAP=0: libdw inflates compressed debug
 #             sections onto the heap again (issue 20)
+#   noabbrev  lazy with SYMLAZY_DWARF_ABBREV=0: the copies without each unit
+#             DIE's abbreviation first (index/abbrevord.h; copies of their own)
 #   floor     SYMLAZY_HIDE_ALL=1 SYMLAZY_LAZY=off: every user symbol hidden
 #   absfloor  the floor plus --kallsyms=<an empty file>: no symbols at all
 # "== stock": stdout of the lazy run cmp'ed with stock's. A second table, the
@@ -52,6 +54,8 @@ run() { # PROFILE INLINE(inline|noinline) MODE REP
 		SYMLAZY_CACHE_DIR=/work/cache perf $_a ;;
 	nomap) inr /symlazy/peakrss -o "$_o.$4.rss" -- env LD_PRELOAD=/symlazy/libsymlazy.so \
 		SYMLAZY_CACHE_DIR=/work/cache SYMLAZY_DWARF_MAP=0 perf $_a ;;
+	noabbrev) inr /symlazy/peakrss -o "$_o.$4.rss" -- env LD_PRELOAD=/symlazy/libsymlazy.so \
+		SYMLAZY_CACHE_DIR=/work/cache SYMLAZY_DWARF_ABBREV=0 perf $_a ;;
 	floor) inr /symlazy/peakrss -o "$_o.$4.rss" -- env LD_PRELOAD=/symlazy/libsymlazy.so \
 		SYMLAZY_HIDE_ALL=1 SYMLAZY_LAZY=off perf $_a ;;
 	absfloor) inr /symlazy/peakrss -o "$_o.$4.rss" -- env LD_PRELOAD=/symlazy/libsymlazy.so \
@@ -59,10 +63,11 @@ run() { # PROFILE INLINE(inline|noinline) MODE REP
 	esac >"$W/out/$1-$2-$3.out" 2>/dev/null
 }
 mkdir -p "$W/out"
-# warm the index cache once (the table is the warm case)
-for p in $PROFILES; do run "$p" noinline lazy 0; done
+# warm the index cache and the debug-section copies once (the table is the warm case)
+for p in $PROFILES; do for m in lazy noabbrev; do run "$p" inline $m 0; done; done
 for r in $(seq 1 "$REPEAT"); do
-	for p in $PROFILES; do for i in inline noinline; do for m in stock lazy nomap floor absfloor; do
+	for p in $PROFILES; do for i in inline noinline; do for m in stock lazy nomap noabbrev floor absfloor; do
+		[ "$m" = noabbrev ] && [ "$i" = noinline ] && continue
 		run "$p" "$i" "$m" "$r"
 	done; done; done
 done
@@ -88,10 +93,10 @@ table() {
 iratio() { awk -v a="$(median "$2" "$1" inline lazy)" -v b="$(median "$2" "$1" noinline lazy)" \
 	'BEGIN { printf "%.2f", b ? a / b : 0 }'; }
 itable() {
-	echo "| recording, \`perf script\` | stock inline | stock \`--no-inline\` | **symlazy inline** | symlazy \`--no-inline\` | symlazy inline, \`SYMLAZY_DWARF_MAP=0\` | symlazy inline / \`--no-inline\` (mem / wall) |"
-	echo "|---|---:|---:|---:|---:|---:|---:|"
+	echo "| recording, \`perf script\` | stock inline | stock \`--no-inline\` | **symlazy inline** | symlazy \`--no-inline\` | floor \`--no-inline\` | symlazy inline, \`SYMLAZY_DWARF_ABBREV=0\` | symlazy inline, \`SYMLAZY_DWARF_MAP=0\` | symlazy inline / \`--no-inline\` (mem / wall) |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for p in $PROFILES; do
-		echo "| $p | $(cell $p inline stock) | $(cell $p noinline stock) | **$(cell $p inline lazy)** | $(cell $p noinline lazy) | $(cell $p inline nomap) | $(iratio $p peak_rss_anon_kb) / $(iratio $p wall_ms) |"
+		echo "| $p | $(cell $p inline stock) | $(cell $p noinline stock) | **$(cell $p inline lazy)** | $(cell $p noinline lazy) | $(cell $p noinline floor) | $(cell $p inline noabbrev) | $(cell $p inline nomap) | $(iratio $p peak_rss_anon_kb) / $(iratio $p wall_ms) |"
 	done
 }
 if [ -n "$MARKDOWN" ]; then
