@@ -342,7 +342,9 @@ static int setup(void **state)
 		fputs(src[i], f);
 		fclose(f);
 	}
-	return sh("cc -O2 -g -gz=zlib -o %s/p %s/s0.c %s/s1.c %s/s2.c && printf 'int f3(int x) { return x * 3; }\\n' >%s/s3.c && "
+	return sh("cc -O2 -g -gz=zlib -o %s/p %s/s0.c %s/s1.c %s/s2.c && printf 'struct t { int a; long b; };\\nint v3 = 1;\\n"
+		  "static inline __attribute__((always_inline)) int h3(int x) { return x * 3; }\\n"
+		  "int f3(struct t *p) { return h3(p->a) + (int)p->b + v3; }\\n' >%s/s3.c && "
 		  "cc -O2 -g -gz=zlib -fno-asynchronous-unwind-tables -fno-unwind-tables -c -o %s/s3.o %s/s3.c",
 		  dir, dir, dir, dir, dir, dir, dir) ? -1 : 0;
 }
