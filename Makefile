@@ -26,8 +26,9 @@ CXX      ?= c++
 CXXFLAGS_CORE := -O2 -g -std=gnu++17 -fPIC -fno-exceptions -fno-rtti -Wall -Wextra -I.
 SHIM_SRC  := $(wildcard shim/*.c)
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
-# scripts/heapacct.c is an LD_PRELOAD library (a measuring aid), built apart
-TOOL_SRC  := $(filter-out scripts/heapacct.c,$(wildcard scripts/*.c))
+# scripts/heapacct.c and scripts/dieranges-exp.c are LD_PRELOAD libraries
+# (measuring aids), built apart
+TOOL_SRC  := $(filter-out scripts/heapacct.c scripts/dieranges-exp.c,$(wildcard scripts/*.c))
 CMD_SRC   := $(wildcard cmd/*.c)
 HDRS      := $(foreach d,$(LIB_DIRS) shim,$(wildcard $(d)/*.h))
 CMD_HDRS  := $(wildcard cmd/*.h)
@@ -88,6 +89,12 @@ $(B)/bin/%: scripts/%.c $(CORE_A) $(HDRS)
 $(B)/bin/heapacct.so: scripts/heapacct.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -shared -o $@ $< -ldl
+
+# the option (a) experiment of doc/perf.md (not in `all`: writes into libdw's
+# private struct Dwarf; needs libdw's headers)
+$(B)/bin/dieranges-exp.so: scripts/dieranges-exp.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared -o $@ $< -ldw -ldl
 
 # The `symlazy` command (cmd/): one binary, one module per subcommand.
 # the multiarch library directory the command also searches (cmd/common.c)
