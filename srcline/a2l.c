@@ -15,6 +15,7 @@
 #include "index/cache.h"
 #include "index/format.h"
 #include "srcline/a2l.h"
+#include "srcline/a2l_dwarf.h"
 #include "srcline/a2l_elf.h"
 #include "util/util.h"
 
@@ -58,7 +59,7 @@ int a2l_validate(const void *map, size_t size)
 	uint64_t off;
 
 	if (size < sizeof(*h) || memcmp(h->magic, A2L_MAGIC, 8) || h->version != A2L_VERSION ||
-	    h->hdr_size != sizeof(*h) || h->endian != A2L_ENDIAN || h->file_size != size || h->flags > 7 ||
+	    h->hdr_size != sizeof(*h) || h->endian != A2L_ENDIAN || h->file_size != size || h->flags > 15 ||
 	    h->max_str > h->strings_size)
 		return -EINVAL;
 	off = sizeof(*h);
@@ -164,6 +165,8 @@ int a2l_open(const char *path, int dirfd, struct a2l_table *out, char *why, size
 		r = a2l_build(path, fd, &st, dirfd, out, why, whysz);
 	else
 		r = 0;
+	if (r == 0 && (out->h->flags & A2L_F_DWARF) && (r = a2l_dw_open(out, path, fd, &st, dirfd, why, whysz)) < 0)
+		a2l_close(out);
 	close(fd);
 	if (r == 0)
 		snprintf(out->path, sizeof(out->path), "%s", path);
@@ -174,6 +177,9 @@ void a2l_close(struct a2l_table *t)
 {
 	if (t->map)
 		munmap(t->map, t->map_size);
+	if (t->dmap)
+		munmap(t->dmap, t->dmap_size);
+	free(t->fstate);
 	memset(t, 0, sizeof(*t));
 	t->c_sec = t->c_func = A2L_NONE;
 }
@@ -231,6 +237,177 @@ static void put_ref(struct obuf *o, const struct a2l_table *t, uint32_t ref)
 
 	memcpy(&len, t->strings + ref, 4);
 	put(o, t->strings + ref + 4, len);
+}
+
+/* ---- DWARF answers (srcline/a2l_dwarf.h) ------------------------------------------ */
+
+struct sref { const unsigned char *area; uint32_t ref; };      /* ref A2L_NONE: NULL */
+
+#define DW(t, T, off) ((const T *)((const unsigned char *)(t)->dmap + (t)->dh->off))
+
+static void put_sref(struct obuf *o, struct sref s)
+{
+	uint32_t len;
+
+	memcpy(&len, s.area + s.ref, 4);
+	put(o, s.area + s.ref + 4, len);
+}
+
+static int sref_empty(struct sref s)
+{
+	uint32_t len;
+
+	if (s.ref == A2L_NONE)
+		return 1;
+	memcpy(&len, s.area + s.ref, 4);
+	return len == 0;
+}
+
+/* the interval of [first, end) holding @pc, or A2L_NONE (sorted, disjoint) */
+#define FIND_IV(arr, first, end, pc, res)                                       \
+	do {                                                                    \
+		uint32_t lo_ = (first), hi_ = (end);                            \
+		(res) = A2L_NONE;                                               \
+		while (lo_ < hi_) {                                             \
+			uint32_t mid_ = lo_ + (hi_ - lo_) / 2;                  \
+			if ((pc) < (arr)[mid_].lo)                              \
+				hi_ = mid_;                                     \
+			else if ((pc) >= (arr)[mid_].hi)                        \
+				lo_ = mid_ + 1;                                 \
+			else {                                                  \
+				(res) = mid_;                                   \
+				break;                                          \
+			}                                                       \
+		}                                                               \
+	} while (0)
+
+/* funcinfo->name as the session has left it */
+static struct sref cur_name(const struct a2l_table *t, uint32_t fn)
+{
+	const struct a2d_func *f = DW(t, struct a2d_func, funcs_off);
+	uint32_t st = t->fstate[fn];
+
+	if (st >= 2)
+		return (struct sref){ t->strings, st - 2 };
+	return (struct sref){ DW(t, unsigned char, strings_off), f[fn].name };
+}
+
+struct dwans {
+	struct sref name, file;
+	uint32_t line, discr, inl;
+};
+
+/*
+ * bfd/elf.c _bfd_elf_find_nearest_line_with_alt for section @si, offset
+ * @off (pc = vma + off): bfd/dwarf2.c _bfd_dwarf2_find_nearest_line_with_alt
+ * (the unit holding pc, comp_unit_find_nearest_line, then the done: block
+ * with _bfd_elf_find_function and its update of function->name and
+ * is_linkage); when it finds nothing the symbol-table fallback asks
+ * _bfd_elf_find_function again with the same symbols and section, which
+ * answers NULL again (no .debug/.stab: dwarf1 and stabs find nothing).
+ * Returns 1 (found) with *@a, else 0.
+ */
+static int dw_nearest(struct a2l_table *t, uint32_t si, uint64_t off, uint64_t pc, struct dwans *a)
+{
+	const struct a2d_range *rg = DW(t, struct a2d_range, ranges_off);
+	const struct a2d_cu *cu = DW(t, struct a2d_cu, cus_off);
+	const struct a2d_fint *fi = DW(t, struct a2d_fint, fints_off);
+	const struct a2d_lint *li = DW(t, struct a2d_lint, lints_off);
+	const struct a2d_func *fn = DW(t, struct a2d_func, funcs_off);
+	const unsigned char *dstr = DW(t, unsigned char, strings_off);
+	uint32_t r, f = A2L_NONE, l = A2L_NONE, func = A2L_NONE, sym;
+	int found = 0;
+
+	a->name = a->file = (struct sref){ NULL, A2L_NONE };
+	a->line = a->discr = 0;
+	a->inl = A2L_NONE;
+	FIND_IV(rg, 0, t->dh->nranges, pc, r);
+	if (r != A2L_NONE) {
+		const struct a2d_cu *c = &cu[rg[r].cu];
+
+		FIND_IV(fi, c->f_first, c->f_end, pc, f);
+		FIND_IV(li, c->l_first, c->l_end, pc, l);
+		if (f != A2L_NONE) {
+			func = fi[f].fn;
+			if (fn[func].flags & A2D_F_INLINED)
+				a->inl = func;
+		}
+		if (l != A2L_NONE) {
+			a->file = (struct sref){ dstr, li[l].file };
+			a->line = li[l].line;
+			a->discr = li[l].discr;
+		}
+		found = f != A2L_NONE || l != A2L_NONE;
+	}
+	/* done: */
+	if (func != A2L_NONE && (t->fstate[func] || (fn[func].flags & A2D_F_LINKAGE))) {
+		a->name = cur_name(t, func);
+		return 1;
+	}
+	sym = (t->h->flags & A2L_F_SYMS) ? find_function(t, si, off) : A2L_NONE;
+	if (sym != A2L_NONE) {
+		a->name = (struct sref){ t->strings, t->funcs[sym].name };
+		if (a->file.ref == A2L_NONE)
+			a->file = (struct sref){ t->strings, t->funcs[sym].file };
+		found = 1;
+	}
+	if (func != A2L_NONE) {
+		if (sym == A2L_NONE)
+			a->name = cur_name(t, func);
+		else if (t->funcs[sym].off + t->secs[si].vma == fn[func].low)
+			t->fstate[func] = 2 + t->funcs[sym].name;
+		if (!t->fstate[func])
+			t->fstate[func] = 1;
+	}
+	return found;
+}
+
+static void put_frame(struct obuf *o, struct sref name, struct sref file, uint32_t line, uint32_t discr)
+{
+	char nb[64];
+
+	if (sref_empty(name))
+		put(o, "??", 2);
+	else
+		put_sref(o, name);
+	put(o, "\n", 1);
+	if (file.ref == A2L_NONE)
+		put(o, "??", 2);
+	else
+		put_sref(o, file);
+	if (!line)
+		put(o, ":?\n", 3);
+	else if (discr)
+		put(o, nb, (size_t)snprintf(nb, sizeof(nb), ":%u (discriminator %u)\n", line, discr));
+	else
+		put(o, nb, (size_t)snprintf(nb, sizeof(nb), ":%u\n", line));
+}
+
+/* binutils/addr2line.c translate_addresses with -i -f for one pc */
+static void dw_answer(struct a2l_table *t, uint64_t pc, struct obuf *o)
+{
+	const struct a2d_func *fn = DW(t, struct a2d_func, funcs_off);
+	const unsigned char *dstr = DW(t, unsigned char, strings_off);
+	struct dwans a;
+	int found = 0;
+
+	for (uint32_t si = 0; si < t->h->nsecs && !found; si++) {
+		const struct a2l_sec *s = &t->secs[si];
+
+		if (pc < s->vma || pc >= s->vma + s->size)
+			continue;
+		found = dw_nearest(t, si, pc - s->vma, pc, &a);
+	}
+	if (!found) {
+		put(o, "??\n??:0\n", 8);
+		return;
+	}
+	put_frame(o, a.name, a.file, a.line, a.discr);
+	/* bfd_find_inliner_info: caller_file, caller_func->name, caller_line;
+	 * the discriminator printed is the first frame's */
+	for (uint32_t f = a.inl; f != A2L_NONE && fn[f].caller != A2L_NONE; f = fn[f].caller)
+		put_frame(o, cur_name(t, fn[f].caller), (struct sref){ dstr, fn[f].call_file }, fn[f].call_line,
+			  a.discr);
 }
 
 /* libiberty safe-ctype ISSPACE: space, \t, \n, \v, \f, \r */
@@ -291,6 +468,10 @@ size_t a2l_answer(struct a2l_table *t, const char *line, size_t len, int with_ad
 		a[18] = '\n';
 		put(&o, a, sizeof(a));  /* bfd_printf_vma: %016lx */
 	}
+	if (t->dh) {
+		dw_answer(t, pc, &o);
+		return o.n;
+	}
 	if (t->h->flags & A2L_F_SYMS) {
 		/* find_address_in_section: each SHF_ALLOC section holding pc, in
 		 * section order, until one finds a function */
@@ -323,6 +504,16 @@ size_t a2l_answer(struct a2l_table *t, const char *line, size_t len, int with_ad
 	return o.n;
 }
 
+size_t a2l_answer_max(const struct a2l_table *t)
+{
+	size_t ms = t->h->max_str;
+
+	if (!t->dh)
+		return 2 * ms + 64;
+	ms = t->dh->max_str > ms ? t->dh->max_str : ms;
+	return ((size_t)t->dh->max_depth + 1) * (2 * ms + 64) + 64;
+}
+
 /* ---- the loop ------------------------------------------------------------------ */
 
 static int write_all(int fd, const char *p, size_t n)
@@ -344,7 +535,7 @@ static int write_all(int fd, const char *p, size_t n)
 int a2l_serve(int in_fd, int out_fd, struct a2l_table *t, int with_addresses)
 {
 	enum { IN = 65536 };
-	size_t need = 2 * (size_t)t->h->max_str + 64, ocap = IN + need, have = 0, on = 0;
+	size_t need = a2l_answer_max(t), ocap = IN + need, have = 0, on = 0;
 	char *in = malloc(IN), *out = malloc(ocap);
 	int eof = 0, r = 0;
 

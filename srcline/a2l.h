@@ -69,7 +69,7 @@
 #include <sys/stat.h>
 
 #define A2L_MAGIC   "SYMLZA2L"
-#define A2L_VERSION 2u         /* 2: st_ctim in the key and the header */
+#define A2L_VERSION 3u         /* 2: st_ctim in the key and the header; 3: A2L_F_DWARF */
 #define A2L_ENDIAN  0x0102030405060708ull
 #define A2L_NONE    0xffffffffu
 #define A2L_SUFFIX  ".a2l"
@@ -79,6 +79,7 @@
 #define A2L_F_SYMS    1u        /* addr2line has symbols (syms != NULL) */
 #define A2L_F_DYNSYM  2u        /* they are .dynsym's */
 #define A2L_F_COMMA   4u        /* a symbol is named exactly "," (comma_pc) */
+#define A2L_F_DWARF   8u        /* bfd reads the file's own .debug_info: answers need "<key>.a2d" */
 
 /* The file: header, sections, functions, strings (each 8-aligned, in this
  * order, host byte order). */
@@ -114,6 +115,8 @@ struct a2l_func {                       /* the best candidate at one value, 24 b
 /* A string ref is the offset in the string area of a u32 length, the bytes,
  * a NUL and zero padding to a multiple of 4. */
 
+struct a2d_hdr;
+
 struct a2l_table {
 	void *map;
 	size_t map_size;
@@ -125,6 +128,14 @@ struct a2l_table {
 	/* _bfd_elf_find_function's cache: section (A2L_NONE: NULL) and func */
 	uint32_t c_sec, c_func;
 	char path[4096];                /* the ELF file, for symbol-name lines */
+	/* A2L_F_DWARF: the DWARF table (srcline/a2l_dwarf.h) and the state
+	 * bfd's done: block keeps per funcinfo: 0 as read, 1 is_linkage set,
+	 * 2 + ref: is_linkage set and the name replaced by this string ref of
+	 * the symbol table's string area */
+	void *dmap;
+	size_t dmap_size;
+	const struct a2d_hdr *dh;
+	uint32_t *fstate;
 };
 
 /*
@@ -189,6 +200,9 @@ int a2l_validate(const void *map, size_t size);
  */
 size_t a2l_answer(struct a2l_table *t, const char *line, size_t len, int with_addresses, char *out,
 		  size_t outsz);
+
+/* a2l_answer_max - the most bytes one a2l_answer can need for @t. */
+size_t a2l_answer_max(const struct a2l_table *t);
 
 /*
  * a2l_serve - addr2line's loop: read @in_fd to EOF, cut it into the pieces

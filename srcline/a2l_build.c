@@ -29,6 +29,7 @@
 #include <libiberty/demangle.h>
 #include "index/format.h"
 #include "srcline/a2l.h"
+#include "srcline/a2l_dwarf.h"
 #include "srcline/a2l_elf.h"
 #include "util/util.h"
 
@@ -354,6 +355,11 @@ int a2l_eligible(const char *path, char *why, size_t whysz)
 			goto out;
 		}
 		if (debug_section(n)) {
+			/* the file's own .debug_info is served (srcline/a2l_dwarf.h):
+			 * bfd then follows no debug link; DWARF 1, stabs, .zdebug,
+			 * dwz and other debug sections stay with binutils */
+			if (!strncmp(n, ".debug_", 7) && !strstr(n, ".dwo") && a2l_dw_wanted(&m))
+				continue;
 			fail(why, whysz, 0, "%s: has section %s (binutils reads debug information)", path, n);
 			ok = 0;
 			goto out;
@@ -366,7 +372,7 @@ int a2l_eligible(const char *path, char *why, size_t whysz)
 		ok = r < 0 ? r : -EINVAL;
 		goto out;
 	}
-	if (debug_file(&m, path, found, sizeof(found))) {
+	if (!a2l_dw_wanted(&m) && debug_file(&m, path, found, sizeof(found))) {
 		fail(why, whysz, 0, "%s: separate debug file %s exists", path, found);
 		ok = 0;
 		goto out;
@@ -579,6 +585,8 @@ static int write_table(const struct a2l_img *m, const struct a2l_tab *t, const s
 			secs[nsecs++] = (struct a2l_sec){ sh.sh_addr, sh.sh_size, 0, 0, (uint32_t)i, 0 };
 	if (t->n)
 		hh.flags |= A2L_F_SYMS | (t->dynamic ? A2L_F_DYNSYM : 0);
+	if (a2l_dw_wanted(m))
+		hh.flags |= A2L_F_DWARF;
 	walk(m, t, secs, nsecs, NULL, &ncand, &nfile, NULL, &hh);
 	if (ncand >= A2L_NONE)
 		{ ret = fail(why, whysz, -EFBIG, "more than 2^32 functions"); goto out; }
