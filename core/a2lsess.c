@@ -261,6 +261,7 @@ int sl_session_a2l_exec(struct sl_session *s, const char *file, char *const argv
 		record(s, dso, SL_A2L_M_EXEC, SL_R_A2L_INDEX, why);
 		goto pass;
 	}
+	snprintf(t.exe, sizeof(t.exe), "%s", exe);    /* the fallback's addr2line */
 	record(s, dso, SL_A2L_M_SERVED, SL_R_NONE, NULL);
 	close_others();
 	a2l_serve(0, 1, &t, with_addresses);

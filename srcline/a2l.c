@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "index/cache.h"
@@ -391,6 +393,32 @@ static void dw_answer(struct a2l_table *t, uint64_t pc, struct obuf *o)
 	struct dwans a;
 	int found = 0;
 
+	const struct a2d_zone *z = DW(t, struct a2d_zone, zones_off);
+	uint32_t zi;
+
+	/* a query that binutils answers by symbol (do_line: a non-code section,
+	 * bfd/dwarf2.c looks for a symbol at the address and the variable or
+	 * function tables) or in a zone where the order of reading matters */
+	for (zi = 0; zi < t->h->nsecs; zi++)     /* find_address_in_section: none holds pc */
+		if (pc >= t->secs[zi].vma && pc < t->secs[zi].vma + t->secs[zi].size)
+			break;
+	if (zi == t->h->nsecs) {
+		put(o, "??\n??:0\n", 8);
+		return;
+	}
+	FIND_IV(z, 0, t->dh->nzones, pc, zi);
+	if (zi != A2L_NONE) {
+		t->need_real = 1;
+		return;
+	}
+	for (uint32_t si = 0; si < t->h->nsecs; si++) {
+		const struct a2l_sec *s = &t->secs[si];
+
+		if (pc >= s->vma && pc < s->vma + s->size && !(s->flags & A2L_S_CODE) && (t->h->flags & A2L_F_SYMS)) {
+			t->need_real = 1;
+			return;
+		}
+	}
 	for (uint32_t si = 0; si < t->h->nsecs && !found; si++) {
 		const struct a2l_sec *s = &t->secs[si];
 
@@ -470,7 +498,7 @@ size_t a2l_answer(struct a2l_table *t, const char *line, size_t len, int with_ad
 	}
 	if (t->dh) {
 		dw_answer(t, pc, &o);
-		return o.n;
+		return t->need_real ? 0 : o.n;
 	}
 	if (t->h->flags & A2L_F_SYMS) {
 		/* find_address_in_section: each SHF_ALLOC section holding pc, in
@@ -532,17 +560,167 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+/* ---- the fallback: the real addr2line, replayed ----------------------------------- */
+
+/* Run t->exe on perf's arguments; feed it @log (@logfd: every input piece
+ * answered so far), then @pending (@npend bytes), then the rest of @in_fd;
+ * drop its first @sent output bytes and pass the rest to @out_fd. */
+static int hand_over(struct a2l_table *t, int with_addresses, int logfd, const char *pending, size_t npend,
+		     int in_fd, int out_fd, uint64_t sent)
+{
+	int to[2], from[2], r = 0, in_eof = in_fd < 0;
+	pid_t pid;
+	char *buf = malloc(65536), *wb = NULL;
+	size_t wn = 0, woff = 0;
+	off_t logoff = 0;
+	int replay = logfd >= 0;
+
+	if (!buf)
+		return -ENOMEM;
+	if (pipe2(to, O_CLOEXEC) < 0) {
+		free(buf);
+		return -errno;
+	}
+	if (pipe2(from, O_CLOEXEC) < 0) {
+		close(to[0]);
+		close(to[1]);
+		free(buf);
+		return -errno;
+	}
+	pid = fork();
+	if (pid < 0) {
+		r = -errno;
+		close(to[0]); close(to[1]); close(from[0]); close(from[1]);
+		free(buf);
+		return r;
+	}
+	if (pid == 0) {
+		extern char **environ;
+		char *argv[8];
+		int k = 0;
+
+		dup2(to[0], 0);
+		dup2(from[1], 1);
+		argv[k++] = (char *)"addr2line";
+		argv[k++] = (char *)"-e";
+		argv[k++] = t->path;
+		if (with_addresses)
+			argv[k++] = (char *)"-a";
+		argv[k++] = (char *)"-i";
+		argv[k++] = (char *)"-f";
+		argv[k] = NULL;
+		execve(t->exe[0] ? t->exe : "/usr/bin/addr2line", argv, environ);
+		_exit(127);
+	}
+	close(to[0]);
+	close(from[1]);
+	fcntl(to[1], F_SETFL, O_NONBLOCK);
+	for (;;) {
+		struct pollfd pf[3];
+		int np = 0, ito = -1, ifr, iin = -1;
+
+		/* what to write next */
+		if (woff == wn) {
+			woff = wn = 0;
+			wb = buf + 32768;
+			if (replay) {
+				ssize_t k = pread(logfd, wb, 32768, logoff);
+
+				if (k > 0) {
+					logoff += k;
+					wn = (size_t)k;
+				} else {
+					replay = 0;
+				}
+			}
+			if (!wn && !replay && npend) {
+				wb = (char *)pending;
+				wn = npend;
+				npend = 0;
+			}
+		}
+		if (wn > woff) {
+			pf[np] = (struct pollfd){ to[1], POLLOUT, 0 };
+			ito = np++;
+		} else if (!replay && !npend && in_eof && to[1] >= 0) {
+			close(to[1]);
+			to[1] = -1;
+		}
+		pf[np] = (struct pollfd){ from[0], POLLIN, 0 };
+		ifr = np++;
+		if (wn == woff && !replay && !npend && !in_eof) {
+			pf[np] = (struct pollfd){ in_fd, POLLIN, 0 };
+			iin = np++;
+		}
+		if (poll(pf, (nfds_t)np, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			break;
+		}
+		if (ito >= 0 && (pf[ito].revents & (POLLOUT | POLLERR | POLLHUP))) {
+			ssize_t k = write(to[1], wb + woff, wn - woff);
+
+			if (k > 0)
+				woff += (size_t)k;
+			else if (k < 0 && errno != EAGAIN && errno != EINTR) {
+				woff = wn;      /* addr2line is gone: drain it */
+				replay = 0;
+				npend = 0;
+				in_eof = 1;
+			}
+		}
+		if (iin >= 0 && (pf[iin].revents & (POLLIN | POLLHUP | POLLERR))) {
+			ssize_t k = read(in_fd, buf, 32768);
+
+			if (k > 0) {
+				wb = buf;
+				wn = (size_t)k;
+				woff = 0;
+			} else if (k == 0 || (errno != EINTR && errno != EAGAIN)) {
+				in_eof = 1;
+			}
+		}
+		if (pf[ifr].revents & (POLLIN | POLLHUP | POLLERR)) {
+			char ob[16384];
+			ssize_t k = read(from[0], ob, sizeof(ob));
+
+			if (k > 0) {
+				size_t skip = sent > (uint64_t)k ? (size_t)k : (size_t)sent;
+
+				sent -= skip;
+				if ((size_t)k > skip && (r = write_all(out_fd, ob + skip, (size_t)k - skip)) < 0)
+					break;
+			} else if (k == 0 || (errno != EINTR && errno != EAGAIN)) {
+				break;          /* addr2line exited */
+			}
+		}
+	}
+	if (to[1] >= 0)
+		close(to[1]);
+	close(from[0]);
+	waitpid(pid, NULL, 0);
+	free(buf);
+	return r;
+}
+
 int a2l_serve(int in_fd, int out_fd, struct a2l_table *t, int with_addresses)
 {
 	enum { IN = 65536 };
 	size_t need = a2l_answer_max(t), ocap = IN + need, have = 0, on = 0;
 	char *in = malloc(IN), *out = malloc(ocap);
-	int eof = 0, r = 0;
+	int eof = 0, r = 0, logfd = -1;
+	uint64_t sent = 0;
 
 	if (!in || !out) {
 		free(in);
 		free(out);
 		return -ENOMEM;
+	}
+	if (t->dh && (logfd = memfd_create("symlazy-a2l-log", MFD_CLOEXEC)) < 0) {
+		free(in);
+		free(out);
+		return -errno;
 	}
 	while (!eof) {
 		ssize_t n = read(in_fd, in + have, IN - have);
@@ -559,7 +737,7 @@ int a2l_serve(int in_fd, int out_fd, struct a2l_table *t, int with_addresses)
 		have += (size_t)n;
 		/* fgets(buf, 100): through a '\n', at most 99 bytes, the rest at EOF */
 		while (pos < have) {
-			size_t avail = have - pos, lim = avail < A2L_LINE - 1 ? avail : A2L_LINE - 1, len;
+			size_t avail = have - pos, lim = avail < A2L_LINE - 1 ? avail : A2L_LINE - 1, len, k;
 			const char *nl = memchr(in + pos, '\n', lim);
 
 			if (nl)
@@ -571,18 +749,35 @@ int a2l_serve(int in_fd, int out_fd, struct a2l_table *t, int with_addresses)
 			if (ocap - on < need) {
 				if ((r = write_all(out_fd, out, on)) < 0)
 					goto done;
+				sent += on;
 				on = 0;
 			}
-			on += a2l_answer(t, in + pos, len, with_addresses, out + on, ocap - on);
+			k = a2l_answer(t, in + pos, len, with_addresses, out + on, ocap - on);
+			if (t->need_real) {
+				/* the answers so far out, the pieces so far logged, then binutils */
+				if ((r = write_all(out_fd, out, on)) < 0 || (r = write_all(logfd, in, pos)) < 0)
+					goto done;
+				sent += on;
+				r = hand_over(t, with_addresses, logfd, in + pos, have - pos, eof ? -1 : in_fd, out_fd,
+					      sent);
+				goto done;
+			}
+			on += k;
 			pos += len;
+			t->answered++;
 		}
+		if (logfd >= 0 && pos && (r = write_all(logfd, in, pos)) < 0)
+			break;
 		memmove(in, in + pos, have - pos);
 		have -= pos;
 		if (on && (r = write_all(out_fd, out, on)) < 0)
 			break;
+		sent += on;
 		on = 0;
 	}
 done:
+	if (logfd >= 0)
+		close(logfd);
 	free(in);
 	free(out);
 	return r;

@@ -104,8 +104,9 @@ struct a2l_hdr {
 struct a2l_sec {                        /* one SHF_ALLOC section, 32 bytes */
 	uint64_t vma, size;             /* sh_addr, sh_size */
 	uint32_t first, end;            /* its functions: funcs[first, end) */
-	uint32_t shndx, pad;
+	uint32_t shndx, flags;          /* A2L_S_CODE: SHF_EXECINSTR (bfd SEC_CODE) */
 };
+#define A2L_S_CODE 1u
 
 struct a2l_func {                       /* the best candidate at one value, 24 bytes */
 	uint64_t off, size;             /* st_value - sh_addr; st_size or 1 */
@@ -136,6 +137,9 @@ struct a2l_table {
 	size_t dmap_size;
 	const struct a2d_hdr *dh;
 	uint32_t *fstate;
+	int need_real;                  /* a2l_answer met a query only binutils answers */
+	uint64_t answered;              /* queries a2l_serve answered itself */
+	char exe[4096];                 /* the addr2line of a2l_serve's fallback ("": /usr/bin/addr2line) */
 };
 
 /*
@@ -205,7 +209,11 @@ size_t a2l_answer(struct a2l_table *t, const char *line, size_t len, int with_ad
 size_t a2l_answer_max(const struct a2l_table *t);
 
 /*
- * a2l_serve - addr2line's loop: read @in_fd to EOF, cut it into the pieces
+ * a2l_serve - addr2line's loop (with a DWARF table: a query a2l_answer
+ * cannot answer (t->need_real) hands the session to the real addr2line
+ * t->exe: it is started with perf's arguments, fed every input piece so
+ * far (kept in a memfd, not in memory) and then the rest; its first bytes,
+ * the answers already given, are dropped, the rest is passed through): read @in_fd to EOF, cut it into the pieces
  * fgets(buf, 100) would (through a '\n', at most 99 bytes, the rest at EOF),
  * answer each and write(2) the answers to @out_fd (those of the pieces one
  * read(2) completed, in one write). No stdio, no allocation per query.

@@ -582,7 +582,8 @@ static int write_table(const struct a2l_img *m, const struct a2l_tab *t, const s
 	nsecs = 0;
 	for (size_t i = 1; i < m->shnum; i++)
 		if (a2l_shdr(m, i, &sh) && (sh.sh_flags & SHF_ALLOC) && sh.sh_type != SHT_NULL && sh.sh_size)
-			secs[nsecs++] = (struct a2l_sec){ sh.sh_addr, sh.sh_size, 0, 0, (uint32_t)i, 0 };
+			secs[nsecs++] = (struct a2l_sec){ sh.sh_addr, sh.sh_size, 0, 0, (uint32_t)i,
+							   (sh.sh_flags & SHF_EXECINSTR) ? A2L_S_CODE : 0 };
 	if (t->n)
 		hh.flags |= A2L_F_SYMS | (t->dynamic ? A2L_F_DYNSYM : 0);
 	if (a2l_dw_wanted(m))

@@ -36,7 +36,7 @@
 #define ELFCOMPRESS_ZSTD 2     /* gABI */
 #endif
 
-_Static_assert(sizeof(struct a2d_hdr) == 192, "a2d header layout");
+_Static_assert(sizeof(struct a2d_hdr) == 200, "a2d header layout");
 _Static_assert(sizeof(struct a2d_func) == 32, "a2d func layout");
 
 #define MAX_ACTIVE 4096         /* overlapping function ranges at one address */
@@ -1491,10 +1491,27 @@ static int meets_alloc(const struct a2l_img *m, uint64_t lo, uint64_t hi)
 	return 0;
 }
 
+/* [lo, hi) inside one of the merged, sorted ranges @o[0, n) */
+static int inside(const struct arng *o, size_t n, uint64_t lo, uint64_t hi)
+{
+	size_t a = 0, z = n;
+
+	while (a < z) {         /* last own range with lo <= x.lo */
+		size_t mid = (a + z) / 2;
+
+		if (o[mid].lo <= lo)
+			a = mid + 1;
+		else
+			z = mid;
+	}
+	return a > 0 && hi <= o[a - 1].hi;
+}
+
 static int check_lazy(struct bld *b)
 {
 	struct unit *u = b->units.p;
 	struct crng *c = b->cranges.p;
+	int rr;
 
 	for (size_t i = 0; i < b->units.n; i++) {
 		struct arng *o = u[i].own.p, *x = u[i].extra.p;
@@ -1530,11 +1547,8 @@ static int check_lazy(struct bld *b)
 					hi = mid;
 			}
 			in = lo > 0 && x[k].hi <= o[lo - 1].hi;
-			if (!in && meets_alloc(b->m, x[k].lo, x[k].hi))
-				return dfail(b->why, b->whysz, -ENOTSUP,
-					     "unit at .debug_info+%#llx: %s [%#llx, %#llx) outside its own ranges",
-					     (unsigned long long)u[i].off, n ? "a function or line range" : "ranges without unit ranges, but",
-					     (unsigned long long)x[k].lo, (unsigned long long)x[k].hi);
+			if (!in && (rr = arange_push(&b->zone, x[k].lo, x[k].hi)) < 0)
+				return rr;
 		}
 		for (size_t k = 0; k < n; k++) {
 			struct crng *d = vpush(&b->cranges);
@@ -1550,12 +1564,9 @@ static int check_lazy(struct bld *b)
 		if (c[k].lo < c[k - 1].hi) {
 			uint64_t hi = c[k].hi < c[k - 1].hi ? c[k].hi : c[k - 1].hi;
 
-			if (meets_alloc(b->m, c[k].lo, hi))
-				return dfail(b->why, b->whysz, -ENOTSUP,
-					     "units at .debug_info+%#llx and +%#llx overlap at [%#llx, %#llx)",
-					     (unsigned long long)u[c[k - 1].cu].off, (unsigned long long)u[c[k].cu].off,
-					     (unsigned long long)c[k].lo, (unsigned long long)hi);
-			/* the overlap is where no query lands: drop it from the map */
+			if ((rr = arange_push(&b->zone, c[k].lo, hi)) < 0)
+				return rr;
+			/* the overlap is a zone: drop it from the map */
 			if (c[k].hi <= c[k - 1].hi) {
 				memmove(&c[k], &c[k + 1], (b->cranges.n - k - 1) * sizeof(*c));
 				b->cranges.n--;
@@ -1614,6 +1625,10 @@ static int func_intervals(struct bld *b, struct unit *u)
 
 			if (a->lo >= a->hi)
 				continue;       /* never holds an address */
+			/* outside the unit's own ranges: a zone (handed over) or
+			 * where no query lands (check_lazy) */
+			if (!inside(u->own.p, u->own.n, a->lo, a->hi))
+				continue;
 			v[n] = (struct fr){ a->lo, a->hi, f };
 			bd[nb++] = a->lo;
 			bd[nb++] = a->hi;
@@ -1857,7 +1872,26 @@ static int write_a2d(struct bld *b, const struct stat *st, int dirfd, void **oma
 	h.funcs_off = h.lints_off + (uint64_t)h.nlints * sizeof(struct a2d_lint);
 	h.strings_off = h.funcs_off + (uint64_t)h.nfuncs * sizeof(struct a2d_func);
 	h.strings_size = in.size;
-	size = h.file_size = h.strings_off + in.size;
+	{
+		struct arng *z = b->zone.p;
+		size_t nz = 0;
+
+		qsort(z, b->zone.n, sizeof(*z), arng_cmp);
+		for (size_t k = 0; k < b->zone.n; k++) {
+			if (z[k].lo >= z[k].hi || !meets_alloc(b->m, z[k].lo, z[k].hi))
+				continue;
+			if (nz && z[k].lo <= z[nz - 1].hi) {
+				if (z[k].hi > z[nz - 1].hi)
+					z[nz - 1].hi = z[k].hi;
+			} else {
+				z[nz++] = z[k];
+			}
+		}
+		b->zone.n = nz;
+		h.nzones = (uint32_t)nz;
+	}
+	h.zones_off = h.strings_off + ((in.size + 7) & ~7ull);
+	size = h.file_size = h.zones_off + (uint64_t)h.nzones * sizeof(struct a2d_zone);
 	if ((fd = backing_file(dirfd, (size_t)size, tmp, sizeof(tmp))) < 0) {
 		rr = dfail(b->why, b->whysz, fd, "DWARF table file: %s", strerror(-fd));
 		fd = -1;
@@ -1889,6 +1923,8 @@ static int write_a2d(struct bld *b, const struct stat *st, int dirfd, void **oma
 		memcpy(map + h.funcs_off, of, b->fns.n * sizeof(*of));
 	if (in.size)
 		memcpy(map + h.strings_off, in.area, in.size);
+	if (h.nzones)
+		memcpy(map + h.zones_off, b->zone.p, h.nzones * sizeof(struct a2d_zone));
 	((struct a2d_hdr *)map)->checksum = symindex_checksum(map + 32, (size_t)size - 32);
 	mprotect(map, (size_t)size, PROT_READ);
 	if (tmp[0]) {
@@ -2039,7 +2075,8 @@ int a2l_dw_validate(const void *map, size_t size)
 	    h->lints_off != h->fints_off + (uint64_t)h->nfints * sizeof(*fi) ||
 	    h->funcs_off != h->lints_off + (uint64_t)h->nlints * sizeof(*li) ||
 	    h->strings_off != h->funcs_off + (uint64_t)h->nfuncs * sizeof(*fn) ||
-	    h->strings_size > UINT32_MAX || h->strings_off + h->strings_size != size)
+	    h->strings_size > UINT32_MAX || h->zones_off != h->strings_off + ((h->strings_size + 7) & ~7ull) ||
+	    h->zones_off + (uint64_t)h->nzones * sizeof(struct a2d_zone) != size)
 		return -EINVAL;
 	if (symindex_checksum(base + 32, size - 32) != h->checksum)
 		return -EINVAL;
@@ -2049,6 +2086,12 @@ int a2l_dw_validate(const void *map, size_t size)
 	li = (const void *)(base + h->lints_off);
 	fn = (const void *)(base + h->funcs_off);
 	str = base + h->strings_off;
+	for (uint32_t i = 0; i < h->nzones; i++) {
+		const struct a2d_zone *z = (const void *)(base + h->zones_off);
+
+		if (z[i].lo >= z[i].hi || (i && z[i].lo <= z[i - 1].hi))
+			return -EINVAL;
+	}
 	for (uint32_t i = 0; i < h->nranges; i++)
 		if (r[i].lo >= r[i].hi || r[i].cu >= h->ncus || (i && r[i].lo < r[i - 1].hi))
 			return -EINVAL;

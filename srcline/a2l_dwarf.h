@@ -65,10 +65,16 @@ struct a2d_hdr {
 	int64_t mtime_sec, mtime_nsec;  /*  72 */
 	int64_t ctime_sec, ctime_nsec;  /*  88 */
 	uint32_t nranges, ncus, nfints, nlints; /* 104 */
-	uint32_t nfuncs, max_str, max_depth, pad; /* 120 */
+	uint32_t nfuncs, max_str, max_depth, nzones; /* 120 */
 	uint64_t ranges_off, cus_off, fints_off, lints_off, funcs_off; /* 136 */
 	uint64_t strings_off, strings_size;     /* 176 */
-};                                      /* 192 bytes */
+	uint64_t zones_off;             /* 192 struct a2d_zone[nzones], after the strings */
+};                                      /* 200 bytes */
+
+/* where binutils' answer can depend on the order units were read (or on
+ * what is not mirrored): a query there hands the session to the real
+ * addr2line (a2l_serve replays the queries so far) */
+struct a2d_zone { uint64_t lo, hi; };
 
 struct a2d_range { uint64_t lo, hi; uint32_t cu, pad; };       /* a unit's own range, 24 */
 struct a2d_cu { uint32_t f_first, f_end, l_first, l_end; };     /* its intervals, 16 */
