@@ -167,8 +167,14 @@ int a2l_open(const char *path, int dirfd, struct a2l_table *out, char *why, size
 		r = a2l_build(path, fd, &st, dirfd, out, why, whysz);
 	else
 		r = 0;
-	if (r == 0 && (out->h->flags & A2L_F_DWARF) && (r = a2l_dw_open(out, path, fd, &st, dirfd, why, whysz)) < 0)
+	if (r == 0 && (out->h->flags & A2L_F_DWARF) && (r = a2l_dw_open(out, path, fd, &st, dirfd, why, whysz)) < 0) {
+		char w[512];
+
+		/* "DWARF: ": the caller's reason a2l_dwarf */
+		snprintf(w, sizeof(w), "DWARF: %s", why);
+		snprintf(why, whysz, "%s", w);
 		a2l_close(out);
+	}
 	close(fd);
 	if (r == 0)
 		snprintf(out->path, sizeof(out->path), "%s", path);
