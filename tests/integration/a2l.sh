@@ -262,6 +262,17 @@ C
 else
 	failt "a2l dwarf: g++ failed: $(tail -3 "$dw/build.log")"
 fi
+# libc6-dbg's debug file of libc.so.6 (perf names it when it is installed)
+lcd=$(readelf -n /usr/lib/x86_64-linux-gnu/libc.so.6 2>/dev/null | sed -n 's/.*Build ID: //p' | head -1)
+lcd=/usr/lib/debug/.build-id/$(echo "$lcd" | cut -c1-2)/$(echo "$lcd" | cut -c3-).debug
+if [ -f "$lcd" ]; then
+	eligible libc-debugfile "$lcd" 1 && {
+		compare_dw libc-debugfile "$lcd" 400 105 "" any
+		compare_dw libc-debugfile-a "$lcd" 200 106 -a any
+	}
+else
+	skip "a2l libc-debugfile: libc6-dbg not installed"
+fi
 cat >"$dw/c1.c" <<'C'
 #include <stdlib.h>
 static inline int sq(int x) { return x * x; }

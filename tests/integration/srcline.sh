@@ -5,7 +5,8 @@
 # lines of; perf 6.12 `addr2line -e DSO -a -i -f`, only for a DSO with
 # .debug_line. Under the shim, a child whose DSO carries no debug
 # information (nor a debug file binutils would find) is served in-process
-# from the symbol table; any other runs the real addr2line.
+# from the symbol table, one with its own DWARF from the DWARF table
+# (srcline/a2l_dwarf.h); any other runs the real addr2line.
 # Programs (tests/corpus/cxx.cpp, C++ with libstdc++, built without frame
 # pointers): "nodbg" without -g (served), and with debug information (the
 # real addr2line): "dbg" (-g, DWARF 5), "debuglink" (stripped, a
@@ -21,8 +22,10 @@
 #                       report --stdio --inline -g, perf report --stdio
 #                       --sort srcline, perf annotate --stdio (6.1: nodbg, dbg);
 #   <v>/<prog>/children the stats' "a2l" object (SYMLAZY_STATS) of perf
-#                       script: the program's DSO served (nodbg) or run by
-#                       addr2line with reason a2l_debug_info (dbg, debuglink);
+#                       script: the program's DSO served (nodbg; dbg, dwarf4,
+#                       zlib, zstd, rust from DWARF without a hand-over) or
+#                       run by addr2line with reason a2l_debug_info
+#                       (debuglink) or a2l_dwarf (split);
 #                       6.12 starts no child for a DSO without .debug_line.
 # And, perf 6.1:
 #   off       SYMLAZY_A2L=off: every child is the real addr2line, identical;
@@ -99,7 +102,8 @@ fi
 
 # a2l VERDICT-FILE PROG: "<mode of PROG's DSO>[:<reason_code>] served=N addr2line=M noinfo=K"
 # (perf names the DSO by its build-id cache path or its debug file: matched by
-# PROG's build-id or path)
+# PROG's build-id or path); the mode carries ":dwarf" when served from the
+# DWARF table and ":handed_over" when that child handed over to binutils
 a2l() {
 	"$PY" - "$1" "$(readelf -n "$B/bin/$2" 2>/dev/null | sed -n 's/.*Build ID: //p' | head -1)" "$B/bin/$2" <<'PY'
 import json, os, sys
@@ -113,7 +117,9 @@ if not a:
 bid = sys.argv[2]
 m = [x for x in a["dsos"] if (bid and "/%s/%s" % (bid[:2], bid[2:]) in x["path"]) or
      x["path"] in (sys.argv[3], sys.argv[3] + ".debug")]
-mode = ",".join(sorted(set(x["mode"] + (":" + x["reason_code"] if "reason_code" in x else "") for x in m))) or "none"
+mode = ",".join(sorted(set(x["mode"] + (":dwarf" if x.get("dwarf") else "") +
+                           (":handed_over" if x.get("handed_over") else "") +
+                           (":" + x["reason_code"] if "reason_code" in x else "") for x in m))) or "none"
 print("%s served=%d addr2line=%d noinfo=%d" % (mode, a["served"], a["addr2line"], a["noinfo"]))
 PY
 }
@@ -162,6 +168,11 @@ for pv in $PERFS; do
 		case $V/$p in
 		6.1/nodbg) want="served" ;;
 		*/nodbg) want="none" ;;    # 6.12: no .debug_line in the DSO perf names: no child
+		# the program's own DWARF: served in-process from the DWARF
+		# table, no hand-over to binutils (srcline/a2l_dwarf.h)
+		# (debuglink: perf names the .debug file, which has the DWARF)
+		*/dbg | */debuglink | */dwarf4 | */zlib | */zstd | */rust) want="served:dwarf" ;;
+		*/split) want="addr2line:a2l_dwarf" ;;     # skeleton units: not mirrored
 		*) want="addr2line:a2l_debug_info" ;;
 		esac
 		case $st in
