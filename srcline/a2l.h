@@ -42,10 +42,21 @@
  *     answers with the cached function even if a nested symbol is nearer
  *     (struct a2l_table.c_sec / c_func); so answers depend on the previous
  *     queries exactly as binutils' do.
+ * A file with its own .debug_info (bfd then reads it and follows no debug
+ * link) is answered from the DWARF table as well (srcline/a2l_dwarf.h:
+ * A2L_F_DWARF, "<key>.a2d"): bfd/elf.c _bfd_elf_find_nearest_line_with_alt
+ * -> bfd/dwarf2.c _bfd_dwarf2_find_nearest_line_with_alt, the done: block's
+ * _bfd_elf_find_function and its renaming of non-linkage functions (state
+ * per session), _bfd_dwarf2_find_inliner_info for -i (the first frame's
+ * discriminator is printed on every frame, as translate_addresses does);
+ * queries in a non-code section (bfd's do_line) or in a zone where the
+ * lazy unit order matters set need_real, and a2l_serve hands the session
+ * over to the real addr2line.
  * Limits: only ELFCLASS64 little-endian EM_X86_64 ET_EXEC/ET_DYN files
  * (a2l_eligible says 0 otherwise: the caller runs the real addr2line), and
  * eligibility is conservative (a debug file that merely exists, any
- * .debug* section, makes a file ineligible even where bfd would reject it);
+ * .debug* section other than the .debug_info family of a file that has
+ * .debug_info, makes a file ineligible even where bfd would reject it);
  * refused (a2l_eligible 0, a2l_open -EINVAL/-ENOTSUP) where bfd's reading
  * could differ from ours: SHT_SYMTAB_SHNDX, symbol table sh_entsize not 24,
  * a string table that is not a NUL-ended SHT_STRTAB, e_shentsize not 64.
