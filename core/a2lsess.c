@@ -273,17 +273,14 @@ int sl_session_a2l_exec(struct sl_session *s, const char *file, char *const argv
 	}
 	snprintf(t.exe, sizeof(t.exe), "%s", exe);    /* the fallback's addr2line */
 	e = record(s, dso, SL_A2L_M_SERVED, SL_R_NONE, NULL);
-	if (e)
+	if (e) {
+		/* perf writes its stats before its children see EOF: live counts */
 		e->dwarf = t.dh != NULL;
+		t.live_answered = &e->answered;
+		t.live_handed = &e->handed_over;
+	}
 	close_others();
 	a2l_serve(0, 1, &t, with_addresses);
-	if (e) {
-		atomic_store(&e->answered, t.answered);
-		if (t.need_real) {
-			atomic_store(&e->handed_over, 1);
-			atomic_fetch_add(&s->a2l->handed_over, 1);
-		}
-	}
 	_exit(0);
 
 noinfo_binutils:
@@ -301,14 +298,18 @@ pass:
 void sl_a2l_stats_json(FILE *f, const struct sl_a2l_shared *a)
 {
 	uint32_t n, i;
+	uint64_t handed = 0;
 	int first = 1;
 
 	if (!a || !(n = atomic_load(&((struct sl_a2l_shared *)a)->n)))
 		return;
+	for (i = 0; i < n && i < SL_A2L_MAX_DSOS; i++)  /* the children set their flag live */
+		if (a->e[i].ready && atomic_load(&((struct sl_a2l_entry *)&a->e[i])->handed_over))
+			handed++;
 	fprintf(f, ",\"a2l\":{\"served\":%llu,\"handed_over\":%llu,\"addr2line\":%llu,\"noinfo\":%llu,"
 		"\"omitted\":%u,\"dsos\":[",
 		(unsigned long long)atomic_load(&((struct sl_a2l_shared *)a)->served),
-		(unsigned long long)atomic_load(&((struct sl_a2l_shared *)a)->handed_over),
+		(unsigned long long)handed,
 		(unsigned long long)atomic_load(&((struct sl_a2l_shared *)a)->exec),
 		(unsigned long long)atomic_load(&((struct sl_a2l_shared *)a)->noinfo),
 		n > SL_A2L_MAX_DSOS ? n - SL_A2L_MAX_DSOS : 0);

@@ -48,7 +48,6 @@ struct sl_a2l_shared {
 	_Atomic uint32_t n;             /* entries claimed (may exceed SL_A2L_MAX_DSOS) */
 	uint32_t pad;
 	_Atomic uint64_t served, exec, noinfo;      /* children by mode */
-	_Atomic uint64_t handed_over;               /* served children that handed over to binutils */
 	struct sl_a2l_entry e[SL_A2L_MAX_DSOS];
 };
 

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -712,7 +713,7 @@ static int hand_over(struct a2l_table *t, int with_addresses, int logfd, const c
 
 int a2l_serve(int in_fd, int out_fd, struct a2l_table *t, int with_addresses)
 {
-	enum { IN = 65536 };
+	enum { IN = 4096 };     /* perf writes one query and waits: small, few pages dirtied in the forked child */
 	size_t need = a2l_answer_max(t), ocap = IN + need, have = 0, on = 0;
 	char *in = malloc(IN), *out = malloc(ocap);
 	int eof = 0, r = 0, logfd = -1;
@@ -760,6 +761,8 @@ int a2l_serve(int in_fd, int out_fd, struct a2l_table *t, int with_addresses)
 			}
 			k = a2l_answer(t, in + pos, len, with_addresses, out + on, ocap - on);
 			if (t->need_real) {
+				if (t->live_handed)
+					atomic_store(t->live_handed, 1);
 				/* the answers so far out, the pieces so far logged, then binutils */
 				if ((r = write_all(out_fd, out, on)) < 0 || (r = write_all(logfd, in, pos)) < 0)
 					goto done;
@@ -771,6 +774,8 @@ int a2l_serve(int in_fd, int out_fd, struct a2l_table *t, int with_addresses)
 			on += k;
 			pos += len;
 			t->answered++;
+			if (t->live_answered)
+				atomic_store(t->live_answered, t->answered);
 		}
 		if (logfd >= 0 && pos && (r = write_all(logfd, in, pos)) < 0)
 			break;

@@ -150,6 +150,8 @@ struct a2l_table {
 	uint32_t *fstate;
 	int need_real;                  /* a2l_answer met a query only binutils answers */
 	uint64_t answered;              /* queries a2l_serve answered itself */
+	_Atomic uint64_t *live_answered;        /* if set: answered, stored as it grows (stats) */
+	_Atomic uint32_t *live_handed;          /* if set: 1 at the hand-over (stats) */
 	char exe[4096];                 /* the addr2line of a2l_serve's fallback ("": /usr/bin/addr2line) */
 };
 

@@ -39,6 +39,7 @@
 _Static_assert(sizeof(struct a2d_hdr) == 200, "a2d header layout");
 _Static_assert(sizeof(struct a2d_func) == 32, "a2d func layout");
 
+#define A2D_MAX_DWARF (16u << 20)    /* ~1.5 s of table build */
 #define MAX_ACTIVE 4096         /* overlapping function ranges at one address */
 
 static int dfail(char *why, size_t n, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -171,8 +172,8 @@ static int load_sec(const struct a2l_img *m, const Elf64_Shdr *sh, struct dsec *
 		if (sh->sh_size < sizeof(ch))
 			return -EINVAL;
 		memcpy(&ch, raw, sizeof(ch));
-		if (ch.ch_size > ((uint64_t)1 << 34))
-			return -EFBIG;
+		if (ch.ch_size > 4ull * A2D_MAX_DWARF)
+			return -EFBIG;         /* inflated on the heap: bounded */
 		if (!(d->owned = malloc(ch.ch_size ? ch.ch_size : 1)))
 			return -ENOMEM;
 		r = inflate_into(raw + sizeof(ch), sh->sh_size - sizeof(ch), ch.ch_type, d->owned, ch.ch_size);
@@ -1995,6 +1996,11 @@ static int build(struct bld *b, const struct stat *st, int dirfd, void **map, si
 	}
 	if (!b->info.present || !b->abbrev.present)
 		return dfail(b->why, b->whysz, -ENOTSUP, "no .debug_info/.debug_abbrev");
+	/* the table is built eagerly in perf's child before its first answer
+	 * (perf 6.12 waits 5 s): larger DWARF stays with binutils' lazy reading */
+	if (b->info.n + b->line.n > A2D_MAX_DWARF)
+		return dfail(b->why, b->whysz, -EFBIG, ".debug_info + .debug_line: %llu bytes, more than %u MiB",
+			     (unsigned long long)(b->info.n + b->line.n), A2D_MAX_DWARF >> 20);
 	/* stash_comp_unit: every unit in order; any error stops bfd's reading */
 	while (off < b->info.n) {
 		uint64_t next;
