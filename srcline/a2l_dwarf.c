@@ -396,7 +396,7 @@ static int read_abbrevs(struct bld *b, struct unit *u, uint64_t off)
 			break;
 		code = rd_uleb(&r);
 		/* an abbrev number seen before ends the table (read_abbrevs) */
-		ab = (struct abbr *)b->abbrs.p + u->abbr_first;
+		ab = b->abbrs.n > u->abbr_first ? (struct abbr *)b->abbrs.p + u->abbr_first : NULL;
 		for (size_t i = 0; i + u->abbr_first < b->abbrs.n; i++)
 			if (ab[i].code == code)
 				goto done;
@@ -409,7 +409,7 @@ done:
 	if (!(u->abbr_by_code = malloc(((size_t)maxc + 1) * 4)))
 		return -ENOMEM;
 	memset(u->abbr_by_code, 0xff, ((size_t)maxc + 1) * 4);
-	ab = (struct abbr *)b->abbrs.p + u->abbr_first;
+	ab = u->abbr_n ? (struct abbr *)b->abbrs.p + u->abbr_first : NULL;
 	for (uint32_t i = 0; i < u->abbr_n; i++)
 		if (u->abbr_by_code[ab[i].code] == A2L_NONE)
 			u->abbr_by_code[ab[i].code] = u->abbr_first + i;
@@ -820,14 +820,27 @@ static int read_entries(struct bld *b, struct unit *u, struct rd *r, int files)
 	return 0;
 }
 
+static int decode_lines_in(struct bld *b, struct unit *u, uint32_t ui, struct vec *curp);
+
+/* the rows of the sequence being decoded live in one vector, freed here
+ * whatever way decode_lines_in leaves */
 static int decode_lines(struct bld *b, struct unit *u, uint32_t ui)
+{
+	struct vec cur = { NULL, 0, 0, sizeof(struct lrow) };
+	int r = decode_lines_in(b, u, ui, &cur);
+
+	free(cur.p);
+	return r;
+}
+
+static int decode_lines_in(struct bld *b, struct unit *u, uint32_t ui, struct vec *curp)
 {
 	struct rd r;
 	uint64_t len;
 	unsigned ver, min_insn, max_ops, opbase, lrange;
 	int line_base, rr;
 	unsigned char oplen[256];
-	struct vec cur = { NULL, 0, 0, sizeof(struct lrow) };
+#define cur (*curp)
 	uint32_t seq_first = (uint32_t)b->seqs.n;
 
 	if (!b->line.present || u->line_off >= b->line.n || b->line.n < 16)
@@ -1027,7 +1040,6 @@ static int decode_lines(struct bld *b, struct unit *u, uint32_t ui)
 				goto fail;
 		}
 	}
-	free(cur.p);
 	/* the line intervals of the unit */
 	{
 		struct seq *sq = (struct seq *)b->seqs.p + seq_first;
@@ -1077,8 +1089,8 @@ static int decode_lines(struct bld *b, struct unit *u, uint32_t ui)
 	}
 	return 0;
 fail:
-	free(cur.p);
 	return rr;
+#undef cur
 }
 
 /* ---- units and DIEs (parse_comp_unit, scan_unit_for_symbols) --------------------- */
@@ -1142,7 +1154,7 @@ static int parse_unit(struct bld *b, uint64_t off, uint64_t *next)
 	if (ab->tag != DW_TAG_compile_unit)
 		return -ENOTSUP;
 	u->compile = 1;
-	at = (const struct aattr *)b->aattrs.p + ab->first;
+	at = ab->nattr ? (const struct aattr *)b->aattrs.p + ab->first : NULL;
 	for (uint32_t i = 0; i < ab->nattr; i++) {
 		struct attr a;
 
@@ -1251,7 +1263,7 @@ static int find_abstract(struct bld *b, const struct unit *u, const struct attr 
 		return 0;
 	if (!(ab = abbr_of(b, u, code)))
 		return -EINVAL;
-	at = (const struct aattr *)b->aattrs.p + ab->first;
+	at = ab->nattr ? (const struct aattr *)b->aattrs.p + ab->first : NULL;
 	for (uint32_t i = 0; i < ab->nattr; i++) {
 		struct attr a;
 
@@ -1352,7 +1364,7 @@ static int scan_unit(struct bld *b, uint32_t ui)
 		}
 		stack[level] = fi;
 		rng.n = 0;
-		at = (const struct aattr *)b->aattrs.p + ab->first;
+		at = ab->nattr ? (const struct aattr *)b->aattrs.p + ab->first : NULL;
 		for (uint32_t i = 0; i < ab->nattr; i++) {
 			struct attr a;
 			const char *name;
@@ -1521,7 +1533,8 @@ static int check_lazy(struct bld *b)
 		if (!u[i].stmtlist)
 			continue;       /* comp_unit_maybe_decode_line_info fails: never answers */
 		/* the own ranges, merged */
-		qsort(o, u[i].own.n, sizeof(*o), arng_cmp);
+		if (u[i].own.n)
+			qsort(o, u[i].own.n, sizeof(*o), arng_cmp);
 		for (size_t k = 0; k < u[i].own.n; k++) {
 			if (o[k].lo >= o[k].hi)
 				continue;
@@ -1560,7 +1573,8 @@ static int check_lazy(struct bld *b)
 		}
 	}
 	c = b->cranges.p;
-	qsort(c, b->cranges.n, sizeof(*c), crng_cmp);
+	if (b->cranges.n)
+		qsort(c, b->cranges.n, sizeof(*c), crng_cmp);
 	for (size_t k = 1; k < b->cranges.n; k++)
 		if (c[k].lo < c[k - 1].hi) {
 			uint64_t hi = c[k].hi < c[k - 1].hi ? c[k].hi : c[k - 1].hi;
@@ -1877,7 +1891,8 @@ static int write_a2d(struct bld *b, const struct stat *st, int dirfd, void **oma
 		struct arng *z = b->zone.p;
 		size_t nz = 0;
 
-		qsort(z, b->zone.n, sizeof(*z), arng_cmp);
+		if (b->zone.n)
+			qsort(z, b->zone.n, sizeof(*z), arng_cmp);
 		for (size_t k = 0; k < b->zone.n; k++) {
 			if (z[k].lo >= z[k].hi || !meets_alloc(b->m, z[k].lo, z[k].hi))
 				continue;
