@@ -90,8 +90,37 @@ c++ $CXXF -o "$B/bin/nodbg" "$CXXS" 2>"$B/build.log" &&
 # nodbg: no debug information (served by perf 6.1's child); dbg: DWARF 5;
 # debuglink: stripped, debug file beside it; dwarf4; zlib/zstd: compressed
 # .debug_* (SHF_COMPRESSED); split: -gsplit-dwarf (.dwo files beside it);
+# multi: two units sharing a COMDAT template (handed over to binutils);
 # rust: rustc -C debuginfo=2
-PROGS="nodbg dbg debuglink dwarf4 zlib zstd split"
+# multi: two units sharing a COMDAT template (its range claimed by both
+# units: a zone where bfd's lazy unit order matters; srcline/a2l_dwarf.h)
+cat >"$B/multi.h" <<'C'
+#include <chrono>
+template <class T> __attribute__((noinline)) T churn(T y)
+{
+	for (int i = 0; i < 1000; i++)
+		y = (y ^ (y >> 9)) * (T)0x9e3779b97f4a7c15ull;
+	return y;
+}
+unsigned long two(unsigned long);
+C
+printf '#include "multi.h"\nunsigned long two(unsigned long x) { return churn(x + 1); }\n' >"$B/multi2.cpp"
+cat >"$B/multi1.cpp" <<'C'
+#include <cstdlib>
+#include "multi.h"
+int main(int argc, char **argv)
+{
+	double secs = argc > 1 ? atof(argv[1]) : 0.2;
+	auto t0 = std::chrono::steady_clock::now();
+	unsigned long x = 1;
+	while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < secs)
+		x = two(churn(x));
+	return x == 42 ? 1 : 0;     /* perf record exits with the program's status */
+}
+C
+c++ $CXXF -g -o "$B/bin/multi" "$B/multi1.cpp" "$B/multi2.cpp" 2>>"$B/build.log" ||
+	{ fail "setup: build multi: $(tail -3 "$B/build.log")"; exit 1; }
+PROGS="nodbg dbg debuglink dwarf4 zlib zstd split multi"
 if command -v rustc >/dev/null 2>&1 && rustc --version >/dev/null 2>&1 &&
 	rustc -C opt-level=1 -C debuginfo=2 -C link-arg=-Wl,--build-id -o "$B/bin/rust" \
 		"$ROOT/tests/corpus/rust.rs" 2>>"$B/build.log"; then
@@ -173,6 +202,9 @@ for pv in $PERFS; do
 		# (debuglink: perf names the .debug file, which has the DWARF)
 		*/dbg | */debuglink | */dwarf4 | */zlib | */zstd | */rust) want="served:dwarf" ;;
 		*/split) want="addr2line:a2l_dwarf" ;;     # skeleton units: not mirrored
+		# churn<unsigned long>'s samples land in the zone: handed over
+		# to binutils mid-session, identical all the same
+		*/multi) want="served:dwarf:handed_over" ;;
 		*) want="addr2line:a2l_debug_info" ;;
 		esac
 		case $st in
