@@ -8,12 +8,13 @@
  * What binutils computes lazily (units read in .debug_info order as queries
  * need them, each unit's line table and function table decoded on its first
  * query, their ranges then added to the unit's ranges and the lookup trie)
- * is computed here eagerly, and the file is served only where laziness
- * cannot change an answer: the units' own ranges (DW_AT_low_pc/high_pc,
- * DW_AT_ranges) are disjoint, and every function range and line sequence of
- * a unit lies inside that unit's ranges, wherever a query can land (any
- * SHF_ALLOC section); a unit without ranges has no function range and no
- * line row. Then the answer for an address is the one unit holding it:
+ * is computed here eagerly, and answered only where laziness cannot change
+ * an answer: outside the "zones" (struct a2d_zone) - where units' own
+ * ranges (DW_AT_low_pc/high_pc, DW_AT_ranges) overlap, and where a
+ * function range or line sequence of a unit lies outside that unit's own
+ * ranges (a unit without ranges: all of them) - restricted to SHF_ALLOC
+ * sections (where a query can land). Outside the zones the answer for an
+ * address is the one unit holding it, or none:
  *   - lookup_address_in_function_table: among the unit's DW_TAG_subprogram,
  *     DW_TAG_entry_point and DW_TAG_inlined_subroutine ranges (arange_add
  *     merges a range into an adjacent one) holding the address, the
@@ -37,7 +38,13 @@
  * DWARF, units other than DW_UT_compile, split DWARF, strx/addrx/rnglistx
  * forms, DW_FORM_GNU_ref_alt/strp_alt, .zdebug, more than one .debug_info,
  * lines out of address order within a sequence, a maximum_ops_per_insn
- * other than 1, two units sharing line offset 0, and the lazy cases above.
+ * other than 1, two units sharing line offset 0, more than 16 MiB of
+ * .debug_info + .debug_line. Served, but handed over to the real addr2line
+ * when a query lands there (a2l.h a2l_serve): the zones where the lazy
+ * order can matter (units' ranges overlapping, a function range or line
+ * sequence outside its unit's ranges, e.g. a COMDAT function two units
+ * claim) and addresses in non-code sections (bfd's do_line lookup by
+ * symbol in the variable and function tables).
  */
 #ifndef SYMLAZY_A2L_DWARF_H
 #define SYMLAZY_A2L_DWARF_H
