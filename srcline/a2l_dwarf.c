@@ -1485,13 +1485,6 @@ static int arng_cmp(const void *pa, const void *pb)
 
 struct crng { uint64_t lo, hi; uint32_t cu; };
 
-static int crng_cmp(const void *pa, const void *pb)
-{
-	const struct crng *a = pa, *b = pb;
-
-	return a->lo < b->lo ? -1 : a->lo > b->lo ? 1 : (a->hi < b->hi ? -1 : a->hi > b->hi);
-}
-
 /* 1 when [lo, hi) meets an SHF_ALLOC section (a query can land there) */
 static int meets_alloc(const struct a2l_img *m, uint64_t lo, uint64_t hi)
 {
@@ -1520,19 +1513,31 @@ static int inside(const struct arng *o, size_t n, uint64_t lo, uint64_t hi)
 	return a > 0 && hi <= o[a - 1].hi;
 }
 
-static int check_lazy(struct bld *b)
+/* [lo, hi) meets one of the merged, sorted ranges @o[0, n) */
+static int meets_own(const struct arng *o, size_t n, uint64_t lo, uint64_t hi)
+{
+	size_t a = 0, z = n;
+
+	while (a < z) {         /* first own range with hi > lo */
+		size_t mid = (a + z) / 2;
+
+		if (o[mid].hi <= lo)
+			a = mid + 1;
+		else
+			z = mid;
+	}
+	return a < n && o[a].lo < hi;
+}
+
+/* merge each unit's own ranges (sorted, disjoint) */
+static void merge_own(struct bld *b)
 {
 	struct unit *u = b->units.p;
-	struct crng *c = b->cranges.p;
-	int rr;
 
 	for (size_t i = 0; i < b->units.n; i++) {
-		struct arng *o = u[i].own.p, *x = u[i].extra.p;
+		struct arng *o = u[i].own.p;
 		size_t n = 0;
 
-		if (!u[i].stmtlist)
-			continue;       /* comp_unit_maybe_decode_line_info fails: never answers */
-		/* the own ranges, merged */
 		if (u[i].own.n)
 			qsort(o, u[i].own.n, sizeof(*o), arng_cmp);
 		for (size_t k = 0; k < u[i].own.n; k++) {
@@ -1546,51 +1551,181 @@ static int check_lazy(struct bld *b)
 			}
 		}
 		u[i].own.n = n;
-		for (size_t k = 0; k < u[i].extra.n; k++) {
-			size_t lo = 0, hi = n;
-			int in = 0;
+	}
+}
 
-			if (x[k].lo >= x[k].hi)
-				continue;
-			while (lo < hi) {       /* last own range with lo <= x.lo */
-				size_t mid = (lo + hi) / 2;
+/* unit @u answers (a function or a line) everywhere in [lo, hi) */
+static int unit_covers(const struct bld *b, const struct unit *u, uint64_t lo, uint64_t hi)
+{
+	const struct a2d_fint *f = b->fints.p;
+	const struct ltmp *l = b->lints.p;
 
-				if (o[mid].lo <= x[k].lo)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			in = lo > 0 && x[k].hi <= o[lo - 1].hi;
-			if (!in && (rr = arange_push(&b->zone, x[k].lo, x[k].hi)) < 0)
-				return rr;
+	while (lo < hi) {
+		uint64_t next = lo;
+		uint32_t a, z;
+
+		for (a = u->f_first, z = u->f_end; a < z;) {
+			uint32_t mid = a + (z - a) / 2;
+
+			if (f[mid].hi <= lo)
+				a = mid + 1;
+			else
+				z = mid;
 		}
-		for (size_t k = 0; k < n; k++) {
-			struct crng *d = vpush(&b->cranges);
+		if (a < u->f_end && f[a].lo <= lo)
+			next = f[a].hi;
+		for (a = u->l_first, z = u->l_end; a < z;) {
+			uint32_t mid = a + (z - a) / 2;
 
-			if (!d)
-				return -ENOMEM;
-			*d = (struct crng){ o[k].lo, o[k].hi, (uint32_t)i };
+			if (l[mid].hi <= lo)
+				a = mid + 1;
+			else
+				z = mid;
+		}
+		if (a < u->l_end && l[a].lo <= lo && l[a].hi > next)
+			next = l[a].hi;
+		if (next == lo)
+			return 0;
+		lo = next;
+	}
+	return 1;
+}
+
+static int u64_cmp(const void *pa, const void *pb);
+
+struct mev { uint64_t lo, hi; uint32_t unit; int extra; };
+
+static int mev_cmp(const void *pa, const void *pb)
+{
+	const struct mev *a = pa, *b = pb;
+
+	return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+/*
+ * The unit map and the zones. bfd's trie keeps each leaf's ranges in the
+ * order they were inserted (a range of the same unit that overlaps or
+ * touches one already there widens that entry: insert_arange_in_trie), and
+ * asks the units in that order; a unit's own ranges are inserted when it is
+ * read (in .debug_info order), its function ranges and line sequences when
+ * it is first asked (decoded). So at an address the first unit U (in
+ * .debug_info order) whose own ranges hold it is asked before any other,
+ * unless an earlier unit's function range or sequence outside its own
+ * ranges holds it too (inserted whenever that unit was decoded): a zone.
+ * Where U answers (a function or a line) its answer is binutils'; where it
+ * does not and another unit could (its own ranges, or a function range or
+ * sequence outside them), a zone; where no unit's own ranges hold the
+ * address and none's function range or sequence does, no unit answers.
+ * Only addresses inside SHF_ALLOC sections matter (no query lands elsewhere).
+ */
+static int build_map(struct bld *b)
+{
+	struct unit *u = b->units.p;
+	struct vec ev = { NULL, 0, 0, sizeof(struct mev) }, act = { NULL, 0, 0, sizeof(uint32_t) };
+	uint64_t *bd = NULL;
+	size_t nb = 0, j = 0;
+	int rr = 0;
+
+	for (size_t i = 0; i < b->units.n; i++) {
+		const struct arng *o = u[i].own.p, *x = u[i].extra.p;
+
+		if (!u[i].stmtlist)
+			continue;       /* comp_unit_maybe_decode_line_info fails: never answers */
+		for (size_t k = 0; k < u[i].own.n; k++) {
+			struct mev *e = vpush(&ev);
+
+			if (!e)
+				goto nomem;
+			*e = (struct mev){ o[k].lo, o[k].hi, (uint32_t)i, 0 };
+		}
+		for (size_t k = 0; k < u[i].extra.n; k++) {
+			struct mev *e;
+
+			if (x[k].lo >= x[k].hi || inside(o, u[i].own.n, x[k].lo, x[k].hi) ||
+			    !meets_alloc(b->m, x[k].lo, x[k].hi))
+				continue;
+			if (!(e = vpush(&ev)))
+				goto nomem;
+			*e = (struct mev){ x[k].lo, x[k].hi, (uint32_t)i, 1 };
 		}
 	}
-	c = b->cranges.p;
-	if (b->cranges.n)
-		qsort(c, b->cranges.n, sizeof(*c), crng_cmp);
-	for (size_t k = 1; k < b->cranges.n; k++)
-		if (c[k].lo < c[k - 1].hi) {
-			uint64_t hi = c[k].hi < c[k - 1].hi ? c[k].hi : c[k - 1].hi;
+	if (!ev.n)
+		goto out;
+	qsort(ev.p, ev.n, sizeof(struct mev), mev_cmp);
+	if (!(bd = malloc(2 * ev.n * sizeof(*bd))))
+		goto nomem;
+	for (size_t k = 0; k < ev.n; k++) {
+		bd[nb++] = ((struct mev *)ev.p)[k].lo;
+		bd[nb++] = ((struct mev *)ev.p)[k].hi;
+	}
+	qsort(bd, nb, sizeof(*bd), u64_cmp);
+	for (size_t i = 0; i < nb; i++) {
+		const struct mev *e = ev.p;
+		uint32_t *a, U = A2L_NONE, emin = A2L_NONE, on = 0, en = 0;
+		uint64_t x = bd[i], y;
+		size_t w = 0, i2 = i + 1;
 
-			if ((rr = arange_push(&b->zone, c[k].lo, hi)) < 0)
-				return rr;
-			/* the overlap is a zone: drop it from the map */
-			if (c[k].hi <= c[k - 1].hi) {
-				memmove(&c[k], &c[k + 1], (b->cranges.n - k - 1) * sizeof(*c));
-				b->cranges.n--;
-				k--;
+		if (i && bd[i - 1] == x)
+			continue;
+		while (i2 < nb && bd[i2] == x)
+			i2++;
+		if (i2 >= nb)
+			break;
+		y = bd[i2];
+		a = act.p;
+		for (size_t k = 0; k < act.n; k++)
+			if (e[a[k]].hi > x)
+				a[w++] = a[k];
+		act.n = w;
+		while (j < ev.n && e[j].lo == x) {
+			uint32_t *s;
+
+			if (act.n >= 1u << 20) {
+				rr = dfail(b->why, b->whysz, -ENOTSUP, "more than 2^20 ranges overlap at %#llx",
+					   (unsigned long long)x);
+				goto out;
+			}
+			if (!(s = vpush(&act)))
+				goto nomem;
+			*s = (uint32_t)j++;
+		}
+		if (!meets_alloc(b->m, x, y))
+			continue;
+		a = act.p;
+		for (size_t k = 0; k < act.n; k++) {
+			const struct mev *c = &e[a[k]];
+
+			if (c->extra) {
+				en++;
+				emin = c->unit < emin ? c->unit : emin;
 			} else {
-				c[k].lo = c[k - 1].hi;
+				on++;
+				U = c->unit < U ? c->unit : U;
 			}
 		}
-	return 0;
+		if (U == A2L_NONE ? en > 0 : (emin < U || ((on > 1 || en) && !unit_covers(b, &u[U], x, y)))) {
+			if ((rr = arange_push(&b->zone, x, y)) < 0)
+				goto out;
+		} else if (U != A2L_NONE) {
+			struct crng *c = b->cranges.n ? (struct crng *)b->cranges.p + b->cranges.n - 1 : NULL;
+
+			if (c && c->hi == x && c->cu == U) {
+				c->hi = y;
+			} else {
+				if (!(c = vpush(&b->cranges)))
+					goto nomem;
+				*c = (struct crng){ x, y, U };
+			}
+		}
+	}
+	goto out;
+nomem:
+	rr = -ENOMEM;
+out:
+	free(ev.p);
+	free(act.p);
+	free(bd);
+	return rr;
 }
 
 /* ---- the best function per address (lookup_address_in_function_table) ------------ */
@@ -1640,9 +1775,9 @@ static int func_intervals(struct bld *b, struct unit *u)
 
 			if (a->lo >= a->hi)
 				continue;       /* never holds an address */
-			/* outside the unit's own ranges: a zone (handed over) or
-			 * where no query lands (check_lazy) */
-			if (!inside(u->own.p, u->own.n, a->lo, a->hi))
+			/* only answers for addresses inside the unit's own ranges
+			 * are used (build_map): a range meeting none is left out */
+			if (!meets_own(u->own.p, u->own.n, a->lo, a->hi))
 				continue;
 			v[n] = (struct fr){ a->lo, a->hi, f };
 			bd[nb++] = a->lo;
@@ -2046,8 +2181,7 @@ static int build(struct bld *b, const struct stat *st, int dirfd, void **map, si
 			return dfail(b->why, b->whysz, rr, "DIEs of unit at .debug_info+%#llx %s",
 				     (unsigned long long)u->off, rr == -ENOTSUP ? "outside the mirrored class" : "malformed");
 	}
-	if ((rr = check_lazy(b)) < 0)
-		return rr;
+	merge_own(b);
 	for (size_t i = 0; i < b->units.n; i++) {
 		struct unit *u = (struct unit *)b->units.p + i;
 
@@ -2059,6 +2193,8 @@ static int build(struct bld *b, const struct stat *st, int dirfd, void **map, si
 		if ((rr = func_intervals(b, u)) < 0)
 			return rr;
 	}
+	if ((rr = build_map(b)) < 0)
+		return rr;
 	return write_a2d(b, st, dirfd, map, size);
 }
 

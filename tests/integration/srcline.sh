@@ -90,10 +90,10 @@ c++ $CXXF -o "$B/bin/nodbg" "$CXXS" 2>"$B/build.log" &&
 # nodbg: no debug information (served by perf 6.1's child); dbg: DWARF 5;
 # debuglink: stripped, debug file beside it; dwarf4; zlib/zstd: compressed
 # .debug_* (SHF_COMPRESSED); split: -gsplit-dwarf (.dwo files beside it);
-# multi: two units sharing a COMDAT template (handed over to binutils);
+# multi: two units sharing a COMDAT template;
 # rust: rustc -C debuginfo=2
 # multi: two units sharing a COMDAT template (its range claimed by both
-# units: a zone where bfd's lazy unit order matters; srcline/a2l_dwarf.h)
+# units: bfd's trie asks the first unit read, the owner; srcline/a2l_dwarf.h)
 cat >"$B/multi.h" <<'C'
 #include <chrono>
 template <class T> __attribute__((noinline)) T churn(T y)
@@ -202,9 +202,8 @@ for pv in $PERFS; do
 		# (debuglink: perf names the .debug file, which has the DWARF)
 		*/dbg | */debuglink | */dwarf4 | */zlib | */zstd | */rust) want="served:dwarf" ;;
 		*/split) want="addr2line:a2l_dwarf" ;;     # skeleton units: not mirrored
-		# churn<unsigned long>'s samples land in the zone: handed over
-		# to binutils mid-session, identical all the same
-		*/multi) want="served:dwarf:handed_over" ;;
+		# churn<unsigned long>: the first unit (its owner) answers
+		*/multi) want="served:dwarf" ;;
 		*) want="addr2line:a2l_debug_info" ;;
 		esac
 		case $st in
