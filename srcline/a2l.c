@@ -188,7 +188,8 @@ void a2l_close(struct a2l_table *t)
 		munmap(t->map, t->map_size);
 	if (t->dmap)
 		munmap(t->dmap, t->dmap_size);
-	free(t->fstate);
+	if (t->fstate)
+		munmap(t->fstate, ((size_t)t->dh_nfuncs ? (size_t)t->dh_nfuncs : 1) * 4);
 	memset(t, 0, sizeof(*t));
 	t->c_sec = t->c_func = A2L_NONE;
 }
@@ -569,6 +570,17 @@ static int write_all(int fd, const char *p, size_t n)
 
 /* ---- the fallback: the real addr2line, replayed ----------------------------------- */
 
+/* Buffers of the forked child come from mmap, not malloc: perf's heap is
+ * shared copy-on-write with it, and glibc's first malloc there sorts the
+ * unsorted bin, writing chunk headers all over perf's heap (each page then
+ * copied: half a MiB per child measured). */
+static void *amap(size_t n)
+{
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
 /* Run t->exe on perf's arguments; feed it @log (@logfd: every input piece
  * answered so far), then @pending (@npend bytes), then the rest of @in_fd;
  * drop its first @sent output bytes and pass the rest to @out_fd. */
@@ -577,7 +589,7 @@ static int hand_over(struct a2l_table *t, int with_addresses, int logfd, const c
 {
 	int to[2], from[2], r = 0, in_eof = in_fd < 0;
 	pid_t pid;
-	char *buf = malloc(65536), *wb = NULL;
+	char *buf = amap(65536), *wb = NULL;
 	size_t wn = 0, woff = 0;
 	off_t logoff = 0;
 	int replay = logfd >= 0;
@@ -585,20 +597,20 @@ static int hand_over(struct a2l_table *t, int with_addresses, int logfd, const c
 	if (!buf)
 		return -ENOMEM;
 	if (pipe2(to, O_CLOEXEC) < 0) {
-		free(buf);
+		munmap(buf, 65536);
 		return -errno;
 	}
 	if (pipe2(from, O_CLOEXEC) < 0) {
 		close(to[0]);
 		close(to[1]);
-		free(buf);
+		munmap(buf, 65536);
 		return -errno;
 	}
 	pid = fork();
 	if (pid < 0) {
 		r = -errno;
 		close(to[0]); close(to[1]); close(from[0]); close(from[1]);
-		free(buf);
+		munmap(buf, 65536);
 		return r;
 	}
 	if (pid == 0) {
@@ -707,7 +719,7 @@ static int hand_over(struct a2l_table *t, int with_addresses, int logfd, const c
 		close(to[1]);
 	close(from[0]);
 	waitpid(pid, NULL, 0);
-	free(buf);
+	munmap(buf, 65536);
 	return r;
 }
 
@@ -715,19 +727,22 @@ int a2l_serve(int in_fd, int out_fd, struct a2l_table *t, int with_addresses)
 {
 	enum { IN = 4096 };     /* perf writes one query and waits: small, few pages dirtied in the forked child */
 	size_t need = a2l_answer_max(t), ocap = IN + need, have = 0, on = 0;
-	char *in = malloc(IN), *out = malloc(ocap);
+	char *in = amap(IN), *out = amap(ocap);
 	int eof = 0, r = 0, logfd = -1;
 	uint64_t sent = 0;
 
 	if (!in || !out) {
-		free(in);
-		free(out);
+		if (in)
+			munmap(in, IN);
+		if (out)
+			munmap(out, ocap);
 		return -ENOMEM;
 	}
 	if (t->dh && (logfd = memfd_create("symlazy-a2l-log", MFD_CLOEXEC)) < 0) {
-		free(in);
-		free(out);
-		return -errno;
+		r = -errno;
+		munmap(in, IN);
+		munmap(out, ocap);
+		return r;
 	}
 	while (!eof) {
 		ssize_t n = read(in_fd, in + have, IN - have);
@@ -789,7 +804,7 @@ int a2l_serve(int in_fd, int out_fd, struct a2l_table *t, int with_addresses)
 done:
 	if (logfd >= 0)
 		close(logfd);
-	free(in);
-	free(out);
+	munmap(in, IN);
+	munmap(out, ocap);
 	return r;
 }

@@ -147,7 +147,8 @@ struct a2l_table {
 	void *dmap;
 	size_t dmap_size;
 	const struct a2d_hdr *dh;
-	uint32_t *fstate;
+	uint32_t *fstate;               /* mmap'd, dh_nfuncs entries */
+	uint32_t dh_nfuncs;
 	int need_real;                  /* a2l_answer met a query only binutils answers */
 	uint64_t answered;              /* queries a2l_serve answered itself */
 	_Atomic uint64_t *live_answered;        /* if set: answered, stored as it grows (stats) */

@@ -2350,7 +2350,12 @@ int a2l_dw_open(struct a2l_table *t, const char *path, int fd, const struct stat
 	t->dmap = map;
 	t->dmap_size = msize;
 	t->dh = map;
-	if (!(t->fstate = calloc(t->dh->nfuncs ? t->dh->nfuncs : 1, 4))) {
+	t->dh_nfuncs = t->dh->nfuncs;
+	/* mmap, not calloc: see srcline/a2l.c amap (zero pages until written) */
+	t->fstate = mmap(NULL, ((size_t)t->dh_nfuncs ? (size_t)t->dh_nfuncs : 1) * 4, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t->fstate == MAP_FAILED) {
+		t->fstate = NULL;
 		munmap(map, msize);
 		t->dmap = NULL;
 		t->dh = NULL;
