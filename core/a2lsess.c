@@ -256,6 +256,12 @@ int sl_session_a2l_exec(struct sl_session *s, const char *file, char *const argv
 		record(s, dso, SL_A2L_M_EXEC, r == 0 ? SL_R_A2L_DEBUG : SL_R_A2L_INDEX, why);
 		goto pass;
 	}
+	if (budget && a2l_has_dwarf(dso)) {
+		/* its table is built on the heap, its hand-over would run
+		 * binutils on the DWARF: neither under a budget */
+		snprintf(why, sizeof(why), "%.300s has DWARF", dso);
+		goto noinfo;
+	}
 	r = a2l_open(dso, s->cache_dirfd, &t, why, sizeof(why));
 	if (r < 0) {
 		if (budget)
@@ -264,12 +270,6 @@ int sl_session_a2l_exec(struct sl_session *s, const char *file, char *const argv
 		record(s, dso, SL_A2L_M_EXEC, !strncmp(why, "DWARF: ", 7) ? SL_R_A2L_DWARF : SL_R_A2L_INDEX,
 		       !strncmp(why, "DWARF: ", 7) ? why + 7 : why);
 		goto pass;
-	}
-	if (budget && t.dh) {
-		/* its hand-over would run binutils on the DWARF: not under a budget */
-		a2l_close(&t);
-		snprintf(why, sizeof(why), "%.300s has DWARF", dso);
-		goto noinfo;
 	}
 	snprintf(t.exe, sizeof(t.exe), "%s", exe);    /* the fallback's addr2line */
 	e = record(s, dso, SL_A2L_M_SERVED, SL_R_NONE, NULL);

@@ -43,10 +43,22 @@ static void ask(struct a2l_table *t, const char *line, size_t len)
 
 	FUZZ_CHECK(out != NULL);
 	for (int wa = 0; wa < 2; wa++) {
-		size_t n;
+		size_t n, fs = t->fstate ? (size_t)t->dh_nfuncs * 4 : 0;
+		uint32_t *saved = fs ? malloc(fs) : NULL, c_sec = t->c_sec, c_func = t->c_func;
 
+		/* answers depend on the state earlier queries left (the done:
+		 * block's renaming, the one-entry cache): the same query is
+		 * asked twice from the same state */
+		if (saved)
+			memcpy(saved, t->fstate, fs);
 		t->need_real = 0;
 		n = a2l_answer(t, line, len, wa, out, cap);
+		if (saved) {
+			memcpy(t->fstate, saved, fs);
+			free(saved);
+		}
+		t->c_sec = c_sec;
+		t->c_func = c_func;
 		if (t->need_real) {     /* a DWARF query only binutils answers: nothing written */
 			FUZZ_CHECK(n == 0 && t->dh);
 			t->need_real = 0;

@@ -177,6 +177,10 @@ struct a2l_table {
  */
 int a2l_eligible(const char *path, char *why, size_t whysz);
 
+/* a2l_has_dwarf - 1 when the ELF file @path has its own .debug_info (its
+ * answers would come from the DWARF table, built on the heap), else 0. */
+int a2l_has_dwarf(const char *path);
+
 /* a2l_key - the cache key of a file with this stat(2) identity. */
 uint64_t a2l_key(const struct stat *st);
 

@@ -383,6 +383,22 @@ out:
 	return ok;
 }
 
+int a2l_has_dwarf(const char *path)
+{
+	struct a2l_img m;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), r = 0;
+
+	if (fd < 0)
+		return 0;
+	memset(&m, 0, sizeof(m));
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && a2l_img_open(&m, fd, (size_t)st.st_size) == 0)
+		r = a2l_dw_wanted(&m);
+	a2l_img_close(&m);
+	close(fd);
+	return r;
+}
+
 static int demangles_to(const char *name, const char *want);
 
 /* ---- the build ------------------------------------------------------------------ */
