@@ -37,19 +37,19 @@ void sl_a2l_prepare(struct sl_session *s)
 }
 
 /* claim an entry of the shared page and fill it */
-static void record(struct sl_session *s, const char *dso, enum sl_a2l_mode mode, enum sl_reason r,
-		   const char *detail)
+static struct sl_a2l_entry *record(struct sl_session *s, const char *dso, enum sl_a2l_mode mode,
+				    enum sl_reason r, const char *detail)
 {
 	struct sl_a2l_shared *a = s->a2l;
 	struct sl_a2l_entry *e;
 	uint32_t i;
 
 	if (!a)
-		return;
+		return NULL;
 	atomic_fetch_add(mode == SL_A2L_M_SERVED ? &a->served : mode == SL_A2L_M_EXEC ? &a->exec : &a->noinfo, 1);
 	i = atomic_fetch_add(&a->n, 1);
 	if (i >= SL_A2L_MAX_DSOS)
-		return;
+		return NULL;
 	e = &a->e[i];
 	e->mode = (uint16_t)mode;
 	e->reason = (uint16_t)r;
@@ -57,6 +57,7 @@ static void record(struct sl_session *s, const char *dso, enum sl_a2l_mode mode,
 	snprintf(e->detail, sizeof(e->detail), "%s", detail ? detail : "");
 	atomic_thread_fence(memory_order_release);
 	e->ready = 1;
+	return e;
 }
 
 /* The file execvp(@file) would run: glibc posix/execvpe.c searches $PATH (when
@@ -218,6 +219,7 @@ int sl_session_a2l_exec(struct sl_session *s, const char *file, char *const argv
 	const char *dso, *off, *pathenv;
 	char exe[4096], why[512] = "";
 	struct a2l_table t;
+	struct sl_a2l_entry *e;
 	struct stat st0, st1;
 	int saved = errno, with_addresses = 0, budget, r;
 
@@ -254,14 +256,29 @@ int sl_session_a2l_exec(struct sl_session *s, const char *file, char *const argv
 		record(s, dso, SL_A2L_M_EXEC, r == 0 ? SL_R_A2L_DEBUG : SL_R_A2L_INDEX, why);
 		goto pass;
 	}
+	if (budget && a2l_has_dwarf(dso)) {
+		/* its table is built on the heap, its hand-over would run
+		 * binutils on the DWARF: neither under a budget */
+		snprintf(why, sizeof(why), "%.300s has DWARF", dso);
+		goto noinfo;
+	}
 	r = a2l_open(dso, s->cache_dirfd, &t, why, sizeof(why));
 	if (r < 0) {
 		if (budget)
 			goto noinfo;
-		record(s, dso, SL_A2L_M_EXEC, SL_R_A2L_INDEX, why);
+		/* srcline/a2l_dwarf.c: DWARF outside the mirrored class */
+		record(s, dso, SL_A2L_M_EXEC, !strncmp(why, "DWARF: ", 7) ? SL_R_A2L_DWARF : SL_R_A2L_INDEX,
+		       !strncmp(why, "DWARF: ", 7) ? why + 7 : why);
 		goto pass;
 	}
-	record(s, dso, SL_A2L_M_SERVED, SL_R_NONE, NULL);
+	snprintf(t.exe, sizeof(t.exe), "%s", exe);    /* the fallback's addr2line */
+	e = record(s, dso, SL_A2L_M_SERVED, SL_R_NONE, NULL);
+	if (e) {
+		/* perf writes its stats before its children see EOF: live counts */
+		e->dwarf = t.dh != NULL;
+		t.live_answered = &e->answered;
+		t.live_handed = &e->handed_over;
+	}
 	close_others();
 	a2l_serve(0, 1, &t, with_addresses);
 	_exit(0);
@@ -281,12 +298,18 @@ pass:
 void sl_a2l_stats_json(FILE *f, const struct sl_a2l_shared *a)
 {
 	uint32_t n, i;
+	uint64_t handed = 0;
 	int first = 1;
 
 	if (!a || !(n = atomic_load(&((struct sl_a2l_shared *)a)->n)))
 		return;
-	fprintf(f, ",\"a2l\":{\"served\":%llu,\"addr2line\":%llu,\"noinfo\":%llu,\"omitted\":%u,\"dsos\":[",
+	for (i = 0; i < n && i < SL_A2L_MAX_DSOS; i++)  /* the children set their flag live */
+		if (a->e[i].ready && atomic_load(&((struct sl_a2l_entry *)&a->e[i])->handed_over))
+			handed++;
+	fprintf(f, ",\"a2l\":{\"served\":%llu,\"handed_over\":%llu,\"addr2line\":%llu,\"noinfo\":%llu,"
+		"\"omitted\":%u,\"dsos\":[",
 		(unsigned long long)atomic_load(&((struct sl_a2l_shared *)a)->served),
+		(unsigned long long)handed,
 		(unsigned long long)atomic_load(&((struct sl_a2l_shared *)a)->exec),
 		(unsigned long long)atomic_load(&((struct sl_a2l_shared *)a)->noinfo),
 		n > SL_A2L_MAX_DSOS ? n - SL_A2L_MAX_DSOS : 0);
@@ -300,6 +323,10 @@ void sl_a2l_stats_json(FILE *f, const struct sl_a2l_shared *a)
 		first = 0;
 		stats_json_str(f, e->path);
 		fprintf(f, ",\"mode\":\"%s\"", modes[e->mode < 4 ? e->mode : 0]);
+		if (e->mode == SL_A2L_M_SERVED)
+			fprintf(f, ",\"dwarf\":%s,\"answered\":%llu,\"handed_over\":%s", e->dwarf ? "true" : "false",
+				(unsigned long long)atomic_load(&((struct sl_a2l_entry *)e)->answered),
+				atomic_load(&((struct sl_a2l_entry *)e)->handed_over) ? "true" : "false");
 		if (e->reason != SL_R_NONE) {
 			struct sl_why w;
 			char text[768];

@@ -39,6 +39,9 @@ struct sl_a2l_entry {
 	uint16_t reason;                /* enum sl_reason (SL_R_NONE when served) */
 	char path[256];                 /* the DSO perf named (argv[2]), cut at 255 bytes */
 	char detail[384];               /* the reason's detail, cut at 383 bytes */
+	uint32_t dwarf;                 /* served: 1 from the DWARF table (srcline/a2l_dwarf.h) */
+	_Atomic uint32_t handed_over;   /* served: 1 once handed over to binutils mid-session */
+	_Atomic uint64_t answered;      /* served: queries answered in-process (set at EOF/hand-over) */
 };
 
 struct sl_a2l_shared {

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "index/cache.h"
@@ -56,7 +57,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "a2l-serve: %s\n", why);
 		return 2;
 	}
+	if (getenv("ADDR2LINE"))
+		snprintf(tab.exe, sizeof(tab.exe), "%s", getenv("ADDR2LINE"));
 	r = a2l_serve(0, 1, &tab, with_addresses);
+	if (getenv("A2L_SERVE_STATS"))
+		fprintf(stderr, "a2l-serve: answered %llu%s\n", (unsigned long long)tab.answered,
+			tab.need_real ? ", then handed over to binutils" : "");
 	a2l_close(&tab);
 	if (dirfd >= 0)
 		close(dirfd);

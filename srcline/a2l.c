@@ -6,15 +6,19 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "index/cache.h"
 #include "index/format.h"
 #include "srcline/a2l.h"
+#include "srcline/a2l_dwarf.h"
 #include "srcline/a2l_elf.h"
 #include "util/util.h"
 
@@ -58,7 +62,7 @@ int a2l_validate(const void *map, size_t size)
 	uint64_t off;
 
 	if (size < sizeof(*h) || memcmp(h->magic, A2L_MAGIC, 8) || h->version != A2L_VERSION ||
-	    h->hdr_size != sizeof(*h) || h->endian != A2L_ENDIAN || h->file_size != size || h->flags > 7 ||
+	    h->hdr_size != sizeof(*h) || h->endian != A2L_ENDIAN || h->file_size != size || h->flags > 15 ||
 	    h->max_str > h->strings_size)
 		return -EINVAL;
 	off = sizeof(*h);
@@ -156,6 +160,14 @@ int a2l_open(const char *path, int dirfd, struct a2l_table *out, char *why, size
 		r = a2l_build(path, fd, &st, dirfd, out, why, whysz);
 	else
 		r = 0;
+	if (r == 0 && (out->h->flags & A2L_F_DWARF) && (r = a2l_dw_open(out, path, fd, &st, dirfd, why, whysz)) < 0) {
+		char w[512];
+
+		/* "DWARF: ": the caller's reason a2l_dwarf */
+		snprintf(w, sizeof(w), "DWARF: %s", why);
+		snprintf(why, whysz, "%s", w);
+		a2l_close(out);
+	}
 	close(fd);
 	if (r == 0)
 		snprintf(out->path, sizeof(out->path), "%s", path);
@@ -166,6 +178,10 @@ void a2l_close(struct a2l_table *t)
 {
 	if (t->map)
 		munmap(t->map, t->map_size);
+	if (t->dmap)
+		munmap(t->dmap, t->dmap_size);
+	if (t->fstate)
+		munmap(t->fstate, ((size_t)t->dh_nfuncs ? (size_t)t->dh_nfuncs : 1) * 4);
 	memset(t, 0, sizeof(*t));
 	t->c_sec = t->c_func = A2L_NONE;
 }
@@ -223,6 +239,203 @@ static void put_ref(struct obuf *o, const struct a2l_table *t, uint32_t ref)
 
 	memcpy(&len, t->strings + ref, 4);
 	put(o, t->strings + ref + 4, len);
+}
+
+/* ---- DWARF answers (srcline/a2l_dwarf.h) ------------------------------------------ */
+
+struct sref { const unsigned char *area; uint32_t ref; };      /* ref A2L_NONE: NULL */
+
+#define DW(t, T, off) ((const T *)((const unsigned char *)(t)->dmap + (t)->dh->off))
+
+static void put_sref(struct obuf *o, struct sref s)
+{
+	uint32_t len;
+
+	memcpy(&len, s.area + s.ref, 4);
+	put(o, s.area + s.ref + 4, len);
+}
+
+static int sref_empty(struct sref s)
+{
+	uint32_t len;
+
+	if (s.ref == A2L_NONE)
+		return 1;
+	memcpy(&len, s.area + s.ref, 4);
+	return len == 0;
+}
+
+/* the interval of [first, end) holding @pc, or A2L_NONE (sorted, disjoint) */
+#define FIND_IV(arr, first, end, pc, res)                                       \
+	do {                                                                    \
+		uint32_t lo_ = (first), hi_ = (end);                            \
+		(res) = A2L_NONE;                                               \
+		while (lo_ < hi_) {                                             \
+			uint32_t mid_ = lo_ + (hi_ - lo_) / 2;                  \
+			if ((pc) < (arr)[mid_].lo)                              \
+				hi_ = mid_;                                     \
+			else if ((pc) >= (arr)[mid_].hi)                        \
+				lo_ = mid_ + 1;                                 \
+			else {                                                  \
+				(res) = mid_;                                   \
+				break;                                          \
+			}                                                       \
+		}                                                               \
+	} while (0)
+
+/* funcinfo->name as the session has left it */
+static struct sref cur_name(const struct a2l_table *t, uint32_t fn)
+{
+	const struct a2d_func *f = DW(t, struct a2d_func, funcs_off);
+	uint32_t st = t->fstate[fn];
+
+	if (st >= 2)
+		return (struct sref){ t->strings, st - 2 };
+	return (struct sref){ DW(t, unsigned char, strings_off), f[fn].name };
+}
+
+struct dwans {
+	struct sref name, file;
+	uint32_t line, discr, inl;
+};
+
+/*
+ * bfd/elf.c _bfd_elf_find_nearest_line_with_alt for section @si, offset
+ * @off (pc = vma + off): bfd/dwarf2.c _bfd_dwarf2_find_nearest_line_with_alt
+ * (the unit holding pc, comp_unit_find_nearest_line, then the done: block
+ * with _bfd_elf_find_function and its update of function->name and
+ * is_linkage); when it finds nothing the symbol-table fallback asks
+ * _bfd_elf_find_function again with the same symbols and section, which
+ * answers NULL again (no .debug/.stab: dwarf1 and stabs find nothing).
+ * Returns 1 (found) with *@a, else 0.
+ */
+static int dw_nearest(struct a2l_table *t, uint32_t si, uint64_t off, uint64_t pc, struct dwans *a)
+{
+	const struct a2d_range *rg = DW(t, struct a2d_range, ranges_off);
+	const struct a2d_cu *cu = DW(t, struct a2d_cu, cus_off);
+	const struct a2d_fint *fi = DW(t, struct a2d_fint, fints_off);
+	const struct a2d_lint *li = DW(t, struct a2d_lint, lints_off);
+	const struct a2d_func *fn = DW(t, struct a2d_func, funcs_off);
+	const unsigned char *dstr = DW(t, unsigned char, strings_off);
+	uint32_t r, f = A2L_NONE, l = A2L_NONE, func = A2L_NONE, sym;
+	int found = 0;
+
+	a->name = a->file = (struct sref){ NULL, A2L_NONE };
+	a->line = a->discr = 0;
+	a->inl = A2L_NONE;
+	FIND_IV(rg, 0, t->dh->nranges, pc, r);
+	if (r != A2L_NONE) {
+		const struct a2d_cu *c = &cu[rg[r].cu];
+
+		FIND_IV(fi, c->f_first, c->f_end, pc, f);
+		FIND_IV(li, c->l_first, c->l_end, pc, l);
+		if (f != A2L_NONE) {
+			func = fi[f].fn;
+			if (fn[func].flags & A2D_F_INLINED)
+				a->inl = func;
+		}
+		if (l != A2L_NONE) {
+			a->file = (struct sref){ dstr, li[l].file };
+			a->line = li[l].line;
+			a->discr = li[l].discr;
+		}
+		found = f != A2L_NONE || l != A2L_NONE;
+	}
+	/* done: */
+	if (func != A2L_NONE && (t->fstate[func] || (fn[func].flags & A2D_F_LINKAGE))) {
+		a->name = cur_name(t, func);
+		return 1;
+	}
+	sym = (t->h->flags & A2L_F_SYMS) ? find_function(t, si, off) : A2L_NONE;
+	if (sym != A2L_NONE) {
+		a->name = (struct sref){ t->strings, t->funcs[sym].name };
+		if (a->file.ref == A2L_NONE)
+			a->file = (struct sref){ t->strings, t->funcs[sym].file };
+		found = 1;
+	}
+	if (func != A2L_NONE) {
+		if (sym == A2L_NONE)
+			a->name = cur_name(t, func);
+		else if (t->funcs[sym].off + t->secs[si].vma == fn[func].low)
+			t->fstate[func] = 2 + t->funcs[sym].name;
+		if (!t->fstate[func])
+			t->fstate[func] = 1;
+	}
+	return found;
+}
+
+static void put_frame(struct obuf *o, struct sref name, struct sref file, uint32_t line, uint32_t discr)
+{
+	char nb[64];
+
+	if (sref_empty(name))
+		put(o, "??", 2);
+	else
+		put_sref(o, name);
+	put(o, "\n", 1);
+	if (file.ref == A2L_NONE)
+		put(o, "??", 2);
+	else
+		put_sref(o, file);
+	if (!line)
+		put(o, ":?\n", 3);
+	else if (discr)
+		put(o, nb, (size_t)snprintf(nb, sizeof(nb), ":%u (discriminator %u)\n", line, discr));
+	else
+		put(o, nb, (size_t)snprintf(nb, sizeof(nb), ":%u\n", line));
+}
+
+/* binutils/addr2line.c translate_addresses with -i -f for one pc */
+static void dw_answer(struct a2l_table *t, uint64_t pc, struct obuf *o)
+{
+	const struct a2d_func *fn = DW(t, struct a2d_func, funcs_off);
+	const unsigned char *dstr = DW(t, unsigned char, strings_off);
+	struct dwans a;
+	int found = 0;
+
+	const struct a2d_zone *z = DW(t, struct a2d_zone, zones_off);
+	uint32_t zi;
+
+	/* a query that binutils answers by symbol (do_line: a non-code section,
+	 * bfd/dwarf2.c looks for a symbol at the address and the variable or
+	 * function tables) or in a zone where the order of reading matters */
+	for (zi = 0; zi < t->h->nsecs; zi++)     /* find_address_in_section: none holds pc */
+		if (pc >= t->secs[zi].vma && pc < t->secs[zi].vma + t->secs[zi].size)
+			break;
+	if (zi == t->h->nsecs) {
+		put(o, "??\n??:0\n", 8);
+		return;
+	}
+	FIND_IV(z, 0, t->dh->nzones, pc, zi);
+	if (zi != A2L_NONE) {
+		t->need_real = 1;
+		return;
+	}
+	for (uint32_t si = 0; si < t->h->nsecs; si++) {
+		const struct a2l_sec *s = &t->secs[si];
+
+		if (pc >= s->vma && pc < s->vma + s->size && !(s->flags & A2L_S_CODE) && (t->h->flags & A2L_F_SYMS)) {
+			t->need_real = 1;
+			return;
+		}
+	}
+	for (uint32_t si = 0; si < t->h->nsecs && !found; si++) {
+		const struct a2l_sec *s = &t->secs[si];
+
+		if (pc < s->vma || pc >= s->vma + s->size)
+			continue;
+		found = dw_nearest(t, si, pc - s->vma, pc, &a);
+	}
+	if (!found) {
+		put(o, "??\n??:0\n", 8);
+		return;
+	}
+	put_frame(o, a.name, a.file, a.line, a.discr);
+	/* bfd_find_inliner_info: caller_file, caller_func->name, caller_line;
+	 * the discriminator printed is the first frame's */
+	for (uint32_t f = a.inl; f != A2L_NONE && fn[f].caller != A2L_NONE; f = fn[f].caller)
+		put_frame(o, cur_name(t, fn[f].caller), (struct sref){ dstr, fn[f].call_file }, fn[f].call_line,
+			  a.discr);
 }
 
 /* libiberty safe-ctype ISSPACE: space, \t, \n, \v, \f, \r */
@@ -283,6 +496,10 @@ size_t a2l_answer(struct a2l_table *t, const char *line, size_t len, int with_ad
 		a[18] = '\n';
 		put(&o, a, sizeof(a));  /* bfd_printf_vma: %016lx */
 	}
+	if (t->dh) {
+		dw_answer(t, pc, &o);
+		return t->need_real ? 0 : o.n;
+	}
 	if (t->h->flags & A2L_F_SYMS) {
 		/* find_address_in_section: each SHF_ALLOC section holding pc, in
 		 * section order, until one finds a function */
@@ -315,6 +532,16 @@ size_t a2l_answer(struct a2l_table *t, const char *line, size_t len, int with_ad
 	return o.n;
 }
 
+size_t a2l_answer_max(const struct a2l_table *t)
+{
+	size_t ms = t->h->max_str;
+
+	if (!t->dh)
+		return 2 * ms + 64;
+	ms = t->dh->max_str > ms ? t->dh->max_str : ms;
+	return ((size_t)t->dh->max_depth + 1) * (2 * ms + 64) + 64;
+}
+
 /* ---- the loop ------------------------------------------------------------------ */
 
 static int write_all(int fd, const char *p, size_t n)
@@ -333,17 +560,181 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+/* ---- the fallback: the real addr2line, replayed ----------------------------------- */
+
+/* Buffers of the forked child come from mmap, not malloc: perf's heap is
+ * shared copy-on-write with it, and glibc's first malloc there sorts the
+ * unsorted bin, writing chunk headers all over perf's heap (each page then
+ * copied: half a MiB per child measured). */
+static void *amap(size_t n)
+{
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Run t->exe on perf's arguments; feed it @log (@logfd: every input piece
+ * answered so far), then @pending (@npend bytes), then the rest of @in_fd;
+ * drop its first @sent output bytes and pass the rest to @out_fd. */
+static int hand_over(struct a2l_table *t, int with_addresses, int logfd, const char *pending, size_t npend,
+		     int in_fd, int out_fd, uint64_t sent)
+{
+	int to[2], from[2], r = 0, in_eof = in_fd < 0;
+	pid_t pid;
+	char *buf = amap(65536), *wb = NULL;
+	size_t wn = 0, woff = 0;
+	off_t logoff = 0;
+	int replay = logfd >= 0;
+
+	if (!buf)
+		return -ENOMEM;
+	if (pipe2(to, O_CLOEXEC) < 0) {
+		munmap(buf, 65536);
+		return -errno;
+	}
+	if (pipe2(from, O_CLOEXEC) < 0) {
+		close(to[0]);
+		close(to[1]);
+		munmap(buf, 65536);
+		return -errno;
+	}
+	pid = fork();
+	if (pid < 0) {
+		r = -errno;
+		close(to[0]); close(to[1]); close(from[0]); close(from[1]);
+		munmap(buf, 65536);
+		return r;
+	}
+	if (pid == 0) {
+		extern char **environ;
+		char *argv[8];
+		int k = 0;
+
+		dup2(to[0], 0);
+		dup2(from[1], 1);
+		argv[k++] = (char *)"addr2line";
+		argv[k++] = (char *)"-e";
+		argv[k++] = t->path;
+		if (with_addresses)
+			argv[k++] = (char *)"-a";
+		argv[k++] = (char *)"-i";
+		argv[k++] = (char *)"-f";
+		argv[k] = NULL;
+		execve(t->exe[0] ? t->exe : "/usr/bin/addr2line", argv, environ);
+		_exit(127);
+	}
+	close(to[0]);
+	close(from[1]);
+	fcntl(to[1], F_SETFL, O_NONBLOCK);
+	for (;;) {
+		struct pollfd pf[3];
+		int np = 0, ito = -1, ifr, iin = -1;
+
+		/* what to write next */
+		if (woff == wn) {
+			woff = wn = 0;
+			wb = buf + 32768;
+			if (replay) {
+				ssize_t k = pread(logfd, wb, 32768, logoff);
+
+				if (k > 0) {
+					logoff += k;
+					wn = (size_t)k;
+				} else {
+					replay = 0;
+				}
+			}
+			if (!wn && !replay && npend) {
+				wb = (char *)pending;
+				wn = npend;
+				npend = 0;
+			}
+		}
+		if (wn > woff) {
+			pf[np] = (struct pollfd){ to[1], POLLOUT, 0 };
+			ito = np++;
+		} else if (!replay && !npend && in_eof && to[1] >= 0) {
+			close(to[1]);
+			to[1] = -1;
+		}
+		pf[np] = (struct pollfd){ from[0], POLLIN, 0 };
+		ifr = np++;
+		if (wn == woff && !replay && !npend && !in_eof) {
+			pf[np] = (struct pollfd){ in_fd, POLLIN, 0 };
+			iin = np++;
+		}
+		if (poll(pf, (nfds_t)np, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			break;
+		}
+		if (ito >= 0 && (pf[ito].revents & (POLLOUT | POLLERR | POLLHUP))) {
+			ssize_t k = write(to[1], wb + woff, wn - woff);
+
+			if (k > 0)
+				woff += (size_t)k;
+			else if (k < 0 && errno != EAGAIN && errno != EINTR) {
+				woff = wn;      /* addr2line is gone: drain it */
+				replay = 0;
+				npend = 0;
+				in_eof = 1;
+			}
+		}
+		if (iin >= 0 && (pf[iin].revents & (POLLIN | POLLHUP | POLLERR))) {
+			ssize_t k = read(in_fd, buf, 32768);
+
+			if (k > 0) {
+				wb = buf;
+				wn = (size_t)k;
+				woff = 0;
+			} else if (k == 0 || (errno != EINTR && errno != EAGAIN)) {
+				in_eof = 1;
+			}
+		}
+		if (pf[ifr].revents & (POLLIN | POLLHUP | POLLERR)) {
+			char ob[16384];
+			ssize_t k = read(from[0], ob, sizeof(ob));
+
+			if (k > 0) {
+				size_t skip = sent > (uint64_t)k ? (size_t)k : (size_t)sent;
+
+				sent -= skip;
+				if ((size_t)k > skip && (r = write_all(out_fd, ob + skip, (size_t)k - skip)) < 0)
+					break;
+			} else if (k == 0 || (errno != EINTR && errno != EAGAIN)) {
+				break;          /* addr2line exited */
+			}
+		}
+	}
+	if (to[1] >= 0)
+		close(to[1]);
+	close(from[0]);
+	waitpid(pid, NULL, 0);
+	munmap(buf, 65536);
+	return r;
+}
+
 int a2l_serve(int in_fd, int out_fd, struct a2l_table *t, int with_addresses)
 {
-	enum { IN = 65536 };
-	size_t need = 2 * (size_t)t->h->max_str + 64, ocap = IN + need, have = 0, on = 0;
-	char *in = malloc(IN), *out = malloc(ocap);
-	int eof = 0, r = 0;
+	enum { IN = 4096 };     /* perf writes one query and waits: small, few pages dirtied in the forked child */
+	size_t need = a2l_answer_max(t), ocap = IN + need, have = 0, on = 0;
+	char *in = amap(IN), *out = amap(ocap);
+	int eof = 0, r = 0, logfd = -1;
+	uint64_t sent = 0;
 
 	if (!in || !out) {
-		free(in);
-		free(out);
+		if (in)
+			munmap(in, IN);
+		if (out)
+			munmap(out, ocap);
 		return -ENOMEM;
+	}
+	if (t->dh && (logfd = memfd_create("symlazy-a2l-log", MFD_CLOEXEC)) < 0) {
+		r = -errno;
+		munmap(in, IN);
+		munmap(out, ocap);
+		return r;
 	}
 	while (!eof) {
 		ssize_t n = read(in_fd, in + have, IN - have);
@@ -360,7 +751,7 @@ int a2l_serve(int in_fd, int out_fd, struct a2l_table *t, int with_addresses)
 		have += (size_t)n;
 		/* fgets(buf, 100): through a '\n', at most 99 bytes, the rest at EOF */
 		while (pos < have) {
-			size_t avail = have - pos, lim = avail < A2L_LINE - 1 ? avail : A2L_LINE - 1, len;
+			size_t avail = have - pos, lim = avail < A2L_LINE - 1 ? avail : A2L_LINE - 1, len, k;
 			const char *nl = memchr(in + pos, '\n', lim);
 
 			if (nl)
@@ -372,19 +763,40 @@ int a2l_serve(int in_fd, int out_fd, struct a2l_table *t, int with_addresses)
 			if (ocap - on < need) {
 				if ((r = write_all(out_fd, out, on)) < 0)
 					goto done;
+				sent += on;
 				on = 0;
 			}
-			on += a2l_answer(t, in + pos, len, with_addresses, out + on, ocap - on);
+			k = a2l_answer(t, in + pos, len, with_addresses, out + on, ocap - on);
+			if (t->need_real) {
+				if (t->live_handed)
+					atomic_store(t->live_handed, 1);
+				/* the answers so far out, the pieces so far logged, then binutils */
+				if ((r = write_all(out_fd, out, on)) < 0 || (r = write_all(logfd, in, pos)) < 0)
+					goto done;
+				sent += on;
+				r = hand_over(t, with_addresses, logfd, in + pos, have - pos, eof ? -1 : in_fd, out_fd,
+					      sent);
+				goto done;
+			}
+			on += k;
 			pos += len;
+			t->answered++;
+			if (t->live_answered)
+				atomic_store(t->live_answered, t->answered);
 		}
+		if (logfd >= 0 && pos && (r = write_all(logfd, in, pos)) < 0)
+			break;
 		memmove(in, in + pos, have - pos);
 		have -= pos;
 		if (on && (r = write_all(out_fd, out, on)) < 0)
 			break;
+		sent += on;
 		on = 0;
 	}
 done:
-	free(in);
-	free(out);
+	if (logfd >= 0)
+		close(logfd);
+	munmap(in, IN);
+	munmap(out, ocap);
 	return r;
 }

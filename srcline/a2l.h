@@ -42,10 +42,21 @@
  *     answers with the cached function even if a nested symbol is nearer
  *     (struct a2l_table.c_sec / c_func); so answers depend on the previous
  *     queries exactly as binutils' do.
+ * A file with its own .debug_info (bfd then reads it and follows no debug
+ * link) is answered from the DWARF table as well (srcline/a2l_dwarf.h:
+ * A2L_F_DWARF, "<key>.a2d"): bfd/elf.c _bfd_elf_find_nearest_line_with_alt
+ * -> bfd/dwarf2.c _bfd_dwarf2_find_nearest_line_with_alt, the done: block's
+ * _bfd_elf_find_function and its renaming of non-linkage functions (state
+ * per session), _bfd_dwarf2_find_inliner_info for -i (the first frame's
+ * discriminator is printed on every frame, as translate_addresses does);
+ * queries in a non-code section (bfd's do_line) or in a zone where the
+ * lazy unit order matters set need_real, and a2l_serve hands the session
+ * over to the real addr2line.
  * Limits: only ELFCLASS64 little-endian EM_X86_64 ET_EXEC/ET_DYN files
  * (a2l_eligible says 0 otherwise: the caller runs the real addr2line), and
  * eligibility is conservative (a debug file that merely exists, any
- * .debug* section, makes a file ineligible even where bfd would reject it);
+ * .debug* section other than the .debug_info family of a file that has
+ * .debug_info, makes a file ineligible even where bfd would reject it);
  * refused (a2l_eligible 0, a2l_open -EINVAL/-ENOTSUP) where bfd's reading
  * could differ from ours: SHT_SYMTAB_SHNDX, symbol table sh_entsize not 24,
  * a string table that is not a NUL-ended SHT_STRTAB, e_shentsize not 64.
@@ -69,7 +80,7 @@
 #include <sys/stat.h>
 
 #define A2L_MAGIC   "SYMLZA2L"
-#define A2L_VERSION 2u         /* 2: st_ctim in the key and the header */
+#define A2L_VERSION 3u         /* 2: st_ctim in the key and the header; 3: A2L_F_DWARF */
 #define A2L_ENDIAN  0x0102030405060708ull
 #define A2L_NONE    0xffffffffu
 #define A2L_SUFFIX  ".a2l"
@@ -79,6 +90,7 @@
 #define A2L_F_SYMS    1u        /* addr2line has symbols (syms != NULL) */
 #define A2L_F_DYNSYM  2u        /* they are .dynsym's */
 #define A2L_F_COMMA   4u        /* a symbol is named exactly "," (comma_pc) */
+#define A2L_F_DWARF   8u        /* bfd reads the file's own .debug_info: answers need "<key>.a2d" */
 
 /* The file: header, sections, functions, strings (each 8-aligned, in this
  * order, host byte order). */
@@ -103,8 +115,9 @@ struct a2l_hdr {
 struct a2l_sec {                        /* one SHF_ALLOC section, 32 bytes */
 	uint64_t vma, size;             /* sh_addr, sh_size */
 	uint32_t first, end;            /* its functions: funcs[first, end) */
-	uint32_t shndx, pad;
+	uint32_t shndx, flags;          /* A2L_S_CODE: SHF_EXECINSTR (bfd SEC_CODE) */
 };
+#define A2L_S_CODE 1u
 
 struct a2l_func {                       /* the best candidate at one value, 24 bytes */
 	uint64_t off, size;             /* st_value - sh_addr; st_size or 1 */
@@ -113,6 +126,8 @@ struct a2l_func {                       /* the best candidate at one value, 24 b
 
 /* A string ref is the offset in the string area of a u32 length, the bytes,
  * a NUL and zero padding to a multiple of 4. */
+
+struct a2d_hdr;
 
 struct a2l_table {
 	void *map;
@@ -125,6 +140,20 @@ struct a2l_table {
 	/* _bfd_elf_find_function's cache: section (A2L_NONE: NULL) and func */
 	uint32_t c_sec, c_func;
 	char path[4096];                /* the ELF file, for symbol-name lines */
+	/* A2L_F_DWARF: the DWARF table (srcline/a2l_dwarf.h) and the state
+	 * bfd's done: block keeps per funcinfo: 0 as read, 1 is_linkage set,
+	 * 2 + ref: is_linkage set and the name replaced by this string ref of
+	 * the symbol table's string area */
+	void *dmap;
+	size_t dmap_size;
+	const struct a2d_hdr *dh;
+	uint32_t *fstate;               /* mmap'd, dh_nfuncs entries */
+	uint32_t dh_nfuncs;
+	int need_real;                  /* a2l_answer met a query only binutils answers */
+	uint64_t answered;              /* queries a2l_serve answered itself */
+	_Atomic uint64_t *live_answered;        /* if set: answered, stored as it grows (stats) */
+	_Atomic uint32_t *live_handed;          /* if set: 1 at the hand-over (stats) */
+	char exe[4096];                 /* the addr2line of a2l_serve's fallback ("": /usr/bin/addr2line) */
 };
 
 /*
@@ -147,6 +176,10 @@ struct a2l_table {
  * enough (conservative: no CRC or build-id check).
  */
 int a2l_eligible(const char *path, char *why, size_t whysz);
+
+/* a2l_has_dwarf - 1 when the ELF file @path has its own .debug_info (its
+ * answers would come from the DWARF table, built on the heap), else 0. */
+int a2l_has_dwarf(const char *path);
 
 /* a2l_key - the cache key of a file with this stat(2) identity. */
 uint64_t a2l_key(const struct stat *st);
@@ -190,8 +223,15 @@ int a2l_validate(const void *map, size_t size);
 size_t a2l_answer(struct a2l_table *t, const char *line, size_t len, int with_addresses, char *out,
 		  size_t outsz);
 
+/* a2l_answer_max - the most bytes one a2l_answer can need for @t. */
+size_t a2l_answer_max(const struct a2l_table *t);
+
 /*
- * a2l_serve - addr2line's loop: read @in_fd to EOF, cut it into the pieces
+ * a2l_serve - addr2line's loop (with a DWARF table: a query a2l_answer
+ * cannot answer (t->need_real) hands the session to the real addr2line
+ * t->exe: it is started with perf's arguments, fed every input piece so
+ * far (kept in a memfd, not in memory) and then the rest; its first bytes,
+ * the answers already given, are dropped, the rest is passed through): read @in_fd to EOF, cut it into the pieces
  * fgets(buf, 100) would (through a '\n', at most 99 bytes, the rest at EOF),
  * answer each and write(2) the answers to @out_fd (those of the pieces one
  * read(2) completed, in one write). No stdio, no allocation per query.

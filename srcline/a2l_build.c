@@ -29,6 +29,7 @@
 #include "index/format.h"
 #include "index/cache.h"
 #include "srcline/a2l.h"
+#include "srcline/a2l_dwarf.h"
 #include "srcline/a2l_elf.h"
 #include "util/util.h"
 
@@ -354,6 +355,11 @@ int a2l_eligible(const char *path, char *why, size_t whysz)
 			goto out;
 		}
 		if (debug_section(n)) {
+			/* the file's own .debug_info is served (srcline/a2l_dwarf.h):
+			 * bfd then follows no debug link; DWARF 1, stabs, .zdebug,
+			 * dwz and other debug sections stay with binutils */
+			if (!strncmp(n, ".debug_", 7) && !strstr(n, ".dwo") && a2l_dw_wanted(&m))
+				continue;
 			fail(why, whysz, 0, "%s: has section %s (binutils reads debug information)", path, n);
 			ok = 0;
 			goto out;
@@ -366,7 +372,7 @@ int a2l_eligible(const char *path, char *why, size_t whysz)
 		ok = r < 0 ? r : -EINVAL;
 		goto out;
 	}
-	if (debug_file(&m, path, found, sizeof(found))) {
+	if (!a2l_dw_wanted(&m) && debug_file(&m, path, found, sizeof(found))) {
 		fail(why, whysz, 0, "%s: separate debug file %s exists", path, found);
 		ok = 0;
 		goto out;
@@ -375,6 +381,22 @@ int a2l_eligible(const char *path, char *why, size_t whysz)
 out:
 	a2l_img_close(&m);
 	return ok;
+}
+
+int a2l_has_dwarf(const char *path)
+{
+	struct a2l_img m;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), r = 0;
+
+	if (fd < 0)
+		return 0;
+	memset(&m, 0, sizeof(m));
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && a2l_img_open(&m, fd, (size_t)st.st_size) == 0)
+		r = a2l_dw_wanted(&m);
+	a2l_img_close(&m);
+	close(fd);
+	return r;
 }
 
 static int demangles_to(const char *name, const char *want);
@@ -546,9 +568,12 @@ static int write_table(const struct a2l_img *m, const struct a2l_tab *t, const s
 	nsecs = 0;
 	for (size_t i = 1; i < m->shnum; i++)
 		if (a2l_shdr(m, i, &sh) && (sh.sh_flags & SHF_ALLOC) && sh.sh_type != SHT_NULL && sh.sh_size)
-			secs[nsecs++] = (struct a2l_sec){ sh.sh_addr, sh.sh_size, 0, 0, (uint32_t)i, 0 };
+			secs[nsecs++] = (struct a2l_sec){ sh.sh_addr, sh.sh_size, 0, 0, (uint32_t)i,
+							   (sh.sh_flags & SHF_EXECINSTR) ? A2L_S_CODE : 0 };
 	if (t->n)
 		hh.flags |= A2L_F_SYMS | (t->dynamic ? A2L_F_DYNSYM : 0);
+	if (a2l_dw_wanted(m))
+		hh.flags |= A2L_F_DWARF;
 	walk(m, t, secs, nsecs, NULL, &ncand, &nfile, NULL, &hh);
 	if (ncand >= A2L_NONE)
 		{ ret = fail(why, whysz, -EFBIG, "more than 2^32 functions"); goto out; }

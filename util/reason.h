@@ -84,6 +84,7 @@
 	X(A2L_BINUTILS,       "a2l_not_binutils",        "%s is not the GNU addr2line whose answers are mirrored (binutils 2.40)") \
 	X(A2L_DEBUG,          "a2l_debug_info",          "%s") \
 	X(A2L_INDEX,          "a2l_index",               "%s") \
+	X(A2L_DWARF,          "a2l_dwarf",               "DWARF not mirrored: %s") \
 	X(A2L_BUDGET,         "a2l_budget",              "SYMLAZY_MAX_BYTES: addr2line not run (%s); no inline frames or source lines") \
 	X(DBGSEC_FAILED,      "dwarf_sections_failed",   "compressed debug sections of %s left to libdw (heap)")
 

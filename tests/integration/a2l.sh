@@ -59,6 +59,34 @@ compare() {
 	fi
 }
 
+# compare_dw NAME FILE N SEED A MODE: like compare on code addresses
+# (a2l_addrs.py ... code), twice (built, cached); MODE all: every query
+# answered in-process; over: handed over to binutils at some query; any:
+# either. The real addr2line is $A2L in the hand-over too.
+compare_dw() {
+	name=$1 f=$2 n=$3 seed=$4 a=$5 mode=$6
+	/usr/bin/python3 "$ADDRS" "$f" "$n" "$seed" code >"$T/$name.in" || { failt "a2l $name: no addresses"; return; }
+	"$A2L" -e "$f" $a -i -f <"$T/$name.in" >"$T/$name.ref" 2>"$T/$name.referr"
+	ADDR2LINE=$A2L A2L_SERVE_STATS=1 "$SERVE" $a -C "$T/cache" "$f" <"$T/$name.in" >"$T/$name.got" 2>"$T/$name.err"
+	rc1=$?
+	ADDR2LINE=$A2L A2L_SERVE_STATS=1 "$SERVE" $a -C "$T/cache" "$f" <"$T/$name.in" >"$T/$name.got2" 2>"$T/$name.err2"
+	rc2=$?
+	q=$(grep -c . "$T/$name.in")
+	st=$(cat "$T/$name.err2")
+	if [ $rc1 -ne 0 ] || [ $rc2 -ne 0 ]; then
+		failt "a2l $name: a2l-serve exited $rc1/$rc2: $(head -c 300 "$T/$name.err")"
+	elif ! cmp -s "$T/$name.ref" "$T/$name.got" || ! cmp -s "$T/$name.ref" "$T/$name.got2"; then
+		failt "a2l $name: differs from addr2line ${a:+-a }-i -f on $f ($st)"
+		diff "$T/$name.ref" "$T/$name.got" | head -12
+	elif [ "$mode" = all ] && [ "$st" != "a2l-serve: answered $q" ]; then
+		failt "a2l $name: identical, but not every one of $q input lines answered in-process ($st)"
+	elif [ "$mode" = over ] && ! echo "$st" | grep -q 'handed over'; then
+		failt "a2l $name: identical, but expected a hand-over to binutils ($st)"
+	else
+		pass "a2l $name: $n code addresses ($q input lines, $(wc -c <"$T/$name.ref") bytes) identical to addr2line ${a:+-a }-i -f, built and cached (${st#a2l-serve: })"
+	fi
+}
+
 # eligible NAME FILE WANT: a2l_eligible says WANT (1/0)
 eligible() {
 	out=$("$SERVE" --eligible "$2")
@@ -123,7 +151,7 @@ sh "$ROOT/scripts/build-fixture.sh" "$ROOT/build/fixture" >"$T/fixture.log" 2>&1
 	failt "a2l fixture: scripts/build-fixture.sh failed"
 fx=$ROOT/build/fixture
 if [ -x "$fx/main" ]; then
-	if eligible fixture-main "$fx/main" 0; then :; fi
+	eligible fixture-main "$fx/main" 1 && compare_dw fixture-main "$fx/main" 60 33 "" all
 	cp "$fx/main" "$T/main-nodebug" && strip --strip-debug "$T/main-nodebug"
 	eligible main-nodebug "$T/main-nodebug" 1 && compare main-nodebug "$T/main-nodebug" 30 31
 fi
@@ -178,7 +206,125 @@ if cc -shared -fPIC -O1 -o "$T/libsmall.so" "$T/small.c" 2>/dev/null; then
 			failt "a2l lines${a:+ -a}: differs"; diff "$T/lines.ref" "$T/lines.got" | head -12
 		fi
 	done
-	# a -g build is ineligible, and binutils indeed reads its lines
-	cc -shared -fPIC -g -O1 -o "$T/libsmallg.so" "$T/small.c" && eligible libsmall-g "$T/libsmallg.so" 0
+	# a -g build is served from its DWARF (answers with line numbers)
+	cc -shared -fPIC -g -O1 -o "$T/libsmallg.so" "$T/small.c" && eligible libsmall-g "$T/libsmallg.so" 1 &&
+		compare_dw libsmall-g "$T/libsmallg.so" 2000 53 "" all
+fi
+
+# DSOs with their own DWARF (srcline/a2l_dwarf.h): perf's kind of addresses
+# (code sections), answered in-process with every query ("all"), or handed
+# over to binutils mid-session ("over": a zone where bfd's lazy unit order
+# matters, e.g. a COMDAT function claimed by two units); every mode must be
+# byte-identical. Repeats (the done: block's name state) are in every list.
+dw=$T/dw
+mkdir -p "$dw"
+cxx=$ROOT/tests/corpus/cxx.cpp
+if g++ -O2 -g -o "$dw/cxx5" "$cxx" 2>"$dw/build.log"; then
+	eligible cxx-dwarf5 "$dw/cxx5" 1 && {
+		compare_dw cxx-dwarf5 "$dw/cxx5" 3000 91 "" all
+		compare_dw cxx-dwarf5-a "$dw/cxx5" 1500 92 -a all
+		compare cxx-dwarf5-anyaddr "$dw/cxx5" 1500 93     # data sections: handed over
+		# the hand-over itself: the first query in a data section
+		/usr/bin/python3 "$ADDRS" "$dw/cxx5" 300 107 code >"$T/over.in"
+		printf '%016x\n,\n' "$(nm "$dw/cxx5" | awk '$2 ~ /[BbDd]/ {print "0x" $1; exit}')" >>"$T/over.in"
+		/usr/bin/python3 "$ADDRS" "$dw/cxx5" 300 108 code >>"$T/over.in"
+		"$A2L" -e "$dw/cxx5" -a -i -f <"$T/over.in" >"$T/over.ref"
+		st=$(ADDR2LINE=$A2L A2L_SERVE_STATS=1 "$SERVE" -a -C "$T/cache" "$dw/cxx5" <"$T/over.in" 2>&1 >"$T/over.got")
+		if cmp -s "$T/over.ref" "$T/over.got" && [ "$st" = "a2l-serve: answered 600, then handed over to binutils" ]; then
+			pass "a2l cxx-dwarf5-handover: 600 queries answered, then a data address: handed over, replayed, identical"
+		else
+			failt "a2l cxx-dwarf5-handover: $st; $(cmp "$T/over.ref" "$T/over.got" 2>&1 | head -1)"
+		fi
+	}
+	g++ -O2 -gdwarf-4 -o "$dw/cxx4" "$cxx" && compare_dw cxx-dwarf4 "$dw/cxx4" 3000 94 "" all
+	g++ -O2 -g -gz=zlib -o "$dw/cxxz" "$cxx" && compare_dw cxx-zlib "$dw/cxxz" 2000 95 -a all
+	if objcopy --compress-debug-sections=zstd "$dw/cxx5" "$dw/cxxzstd" 2>/dev/null; then
+		compare_dw cxx-zstd "$dw/cxxzstd" 2000 96 "" all
+	else
+		skip "a2l cxx-zstd: objcopy cannot compress with zstd"
+	fi
+	# stripped + .gnu_debuglink: bfd follows the link: stays with binutils
+	objcopy --only-keep-debug "$dw/cxx5" "$dw/cxx5.debug" && cp "$dw/cxx5" "$dw/cxxstripped" &&
+		strip --strip-debug "$dw/cxxstripped" &&
+		objcopy --add-gnu-debuglink="$dw/cxx5.debug" "$dw/cxxstripped" 2>/dev/null &&
+		eligible cxx-debuglink "$dw/cxxstripped" 0
+	# units sharing COMDAT functions (the first unit, the owner of the kept
+	# copy, answers: bfd's trie asks units in the order they were read)
+	cat >"$dw/m1.cpp" <<'C'
+#include <map>
+#include <string>
+#include <vector>
+int f2(int);
+static int helper(std::vector<int> &v) { int s = 0; for (auto x : v) s += x * 3; return s; }
+int f1(int n) { std::vector<int> v; std::map<int, std::string> m; for (int i = 0; i < n; i++) { v.push_back(i); m[i % 7] += "x"; } return helper(v) + (int)m.size() + f2(n); }
+int main(int argc, char **argv) { (void)argv; return f1(argc * 1000) & 1; }
+C
+	cat >"$dw/m2.cpp" <<'C'
+#include <map>
+#include <string>
+#include <vector>
+int f2(int n) { std::vector<int> v(n); std::map<int, std::string> m; for (int i = 0; i < n; i++) { v[i] = i * i; m[i % 5] += "y"; } int s = 0; for (auto x : v) s ^= x; return s + (int)m.size(); }
+C
+	g++ -O2 -g -o "$dw/multi" "$dw/m1.cpp" "$dw/m2.cpp" && {
+		compare_dw multi-unit "$dw/multi" 2000 97 "" all
+		compare_dw multi-unit-a "$dw/multi" 800 98 -a all
+	}
+	for i in 1 2 3 4; do
+		cat >"$dw/t$i.cpp" <<C
+#include <algorithm>
+#include <map>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+int t$i(int n) { std::map<std::string, int> m; std::unordered_map<int, std::string> u; std::vector<double> v; std::ostringstream os;
+ for (int i = 0; i < n; i++) { os.str(""); os << i * $i; m[os.str()] += i; u[i % 13] = os.str(); v.push_back(i * 0.5); }
+ std::sort(v.begin(), v.end(), [](double a, double b) { return a > b; }); return (int)m.size() + (int)u.size() + (int)v[0]; }
+C
+	done
+	printf 'int t1(int); int t2(int); int t3(int); int t4(int);\nint main(int c, char **) { return (t1(c) + t2(c) + t3(c) + t4(c)) & 1; }\n' >"$dw/tmain.cpp"
+	g++ -O2 -g -o "$dw/multi4" "$dw/t1.cpp" "$dw/t2.cpp" "$dw/t3.cpp" "$dw/t4.cpp" "$dw/tmain.cpp" &&
+		compare_dw multi-unit-4 "$dw/multi4" 3000 109 "" all
+	g++ -O2 -g -ffunction-sections -Wl,--gc-sections -o "$dw/multigc" "$dw/m1.cpp" "$dw/m2.cpp" &&
+		compare_dw multi-unit-gc "$dw/multigc" 2000 99 "" all
+else
+	failt "a2l dwarf: g++ failed: $(tail -3 "$dw/build.log")"
+fi
+# libc6-dbg's debug file of libc.so.6 (perf names it when it is installed)
+lcd=$(readelf -n /usr/lib/x86_64-linux-gnu/libc.so.6 2>/dev/null | sed -n 's/.*Build ID: //p' | head -1)
+lcd=/usr/lib/debug/.build-id/$(echo "$lcd" | cut -c1-2)/$(echo "$lcd" | cut -c3-).debug
+if [ -f "$lcd" ]; then
+	eligible libc-debugfile "$lcd" 1 && {
+		compare_dw libc-debugfile "$lcd" 400 105 "" any
+		compare_dw libc-debugfile-a "$lcd" 200 106 -a any
+	}
+else
+	skip "a2l libc-debugfile: libc6-dbg not installed"
+fi
+cat >"$dw/c1.c" <<'C'
+#include <stdlib.h>
+static inline int sq(int x) { return x * x; }
+static int __attribute__((noinline)) acc(int *a, int n) { int s = 0; for (int i = 0; i < n; i++) s += sq(a[i]) + (a[i] & 3 ? 1 : 2); return s; }
+int main(int argc, char **argv) { int *a = malloc(4000 * sizeof(int)); (void)argv; for (int i = 0; i < 4000; i++) a[i] = i ^ argc; int r = acc(a, 4000); free(a); return r & 1; }
+C
+gcc -O2 -g -o "$dw/c1" "$dw/c1.c" && compare_dw c-dwarf5 "$dw/c1" 3000 101 "" all
+gcc -O2 -g -shared -fPIC -o "$dw/libc1.so" "$dw/c1.c" && compare_dw c-lib "$dw/libc1.so" 2000 102 -a all
+if command -v rustc >/dev/null 2>&1; then
+	cat >"$dw/r.rs" <<'R'
+use std::collections::HashMap;
+#[inline(always)] fn mix(x: u64) -> u64 { x.wrapping_mul(0x9e3779b97f4a7c15).rotate_left(17) }
+#[inline(never)] fn work(n: u64) -> u64 { let mut m = HashMap::new(); let mut s = 0u64; for i in 0..n { let k = mix(i) % 1000; *m.entry(k).or_insert(0u64) += i; s = s.wrapping_add(m[&k]); } let mut v: Vec<u64> = m.values().cloned().collect(); v.sort(); s ^ v.iter().sum::<u64>() }
+fn main() { let n: u64 = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(100000); println!("{}", work(n)); }
+R
+	if rustc -O -C debuginfo=2 -o "$dw/rs" "$dw/r.rs" 2>"$dw/rs.log"; then
+		eligible rust-dwarf "$dw/rs" 1 && {
+			compare_dw rust-dwarf "$dw/rs" 400 103 "" any
+			compare_dw rust-dwarf-a "$dw/rs" 200 104 -a any
+		}
+	else
+		failt "a2l rust-dwarf: rustc failed: $(tail -2 "$dw/rs.log")"
+	fi
+else
+	skip "a2l rust-dwarf: no rustc"
 fi
 exit 0

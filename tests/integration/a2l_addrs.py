@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Addresses to ask addr2line about (tests/integration/a2l.sh).
 
-a2l_addrs.py FILE N SEED: N addresses as perf's addr2line child gets them
+a2l_addrs.py FILE N SEED [code]: N addresses as perf's addr2line child gets them
 ("%016x\\n,\\n" each, the "," being perf's sentinel), drawn from FILE's own
 ELF tables (read here with struct, no tools): symbol starts, starts - 1,
 middles, last bytes, ends of the symbols of the table addr2line uses
@@ -9,10 +9,14 @@ middles, last bytes, ends of the symbols of the table addr2line uses
 .plt, .data, .bss, .tbss ...), gaps between sections, addresses outside any
 section, and repeats of earlier ones (the one-entry cache of
 _bfd_elf_find_function), in runs of ascending addresses and shuffled.
+With "code": none in an SHF_ALLOC section that is not SHF_EXECINSTR (perf's
+sample and callchain addresses; srcline/a2l.c hands a session with a DWARF
+table over to binutils at the first such query).
 """
 import random, struct, sys
 
 path, n, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+code = len(sys.argv) > 4 and sys.argv[4] == 'code'
 rnd = random.Random(seed)
 data = open(path, 'rb').read()
 (shoff,) = struct.unpack_from('<Q', data, 0x28)
@@ -68,6 +72,11 @@ while len(out) < n:
     elif alloc:
         a = rnd.choice(alloc)                # just past a section: often a gap
         out.append(a['addr'] + a['size'] + rnd.randrange(16))
+if code:
+    data_secs = [s for s in alloc if not s['flags'] & 4]
+    out = [a for a in out if not any(s['addr'] <= a < s['addr'] + s['size'] for s in data_secs)]
+    while len(out) < n:
+        out += out[:n - len(out)] if out else [0]
 # runs of ascending addresses, as perf's sorted callchains give
 for _ in range(max(1, n // 50)):
     i = rnd.randrange(len(out))

@@ -5,7 +5,8 @@
 # lines of; perf 6.12 `addr2line -e DSO -a -i -f`, only for a DSO with
 # .debug_line. Under the shim, a child whose DSO carries no debug
 # information (nor a debug file binutils would find) is served in-process
-# from the symbol table; any other runs the real addr2line.
+# from the symbol table, one with its own DWARF from the DWARF table
+# (srcline/a2l_dwarf.h); any other runs the real addr2line.
 # Programs (tests/corpus/cxx.cpp, C++ with libstdc++, built without frame
 # pointers): "nodbg" without -g (served), and with debug information (the
 # real addr2line): "dbg" (-g, DWARF 5), "debuglink" (stripped, a
@@ -21,8 +22,10 @@
 #                       report --stdio --inline -g, perf report --stdio
 #                       --sort srcline, perf annotate --stdio (6.1: nodbg, dbg);
 #   <v>/<prog>/children the stats' "a2l" object (SYMLAZY_STATS) of perf
-#                       script: the program's DSO served (nodbg) or run by
-#                       addr2line with reason a2l_debug_info (dbg, debuglink);
+#                       script: the program's DSO served (nodbg; dbg, dwarf4,
+#                       zlib, zstd, rust from DWARF without a hand-over) or
+#                       run by addr2line with reason a2l_debug_info
+#                       (debuglink) or a2l_dwarf (split);
 #                       6.12 starts no child for a DSO without .debug_line.
 # And, perf 6.1:
 #   off       SYMLAZY_A2L=off: every child is the real addr2line, identical;
@@ -92,8 +95,37 @@ c++ $CXXF -o "$B/bin/nodbg" "$CXXS" 2>"$B/build.log" &&
 # nodbg: no debug information (served by perf 6.1's child); dbg: DWARF 5;
 # debuglink: stripped, debug file beside it; dwarf4; zlib/zstd: compressed
 # .debug_* (SHF_COMPRESSED); split: -gsplit-dwarf (.dwo files beside it);
+# multi: two units sharing a COMDAT template;
 # rust: rustc -C debuginfo=2
-PROGS="nodbg dbg debuglink dwarf4 zlib zstd split"
+# multi: two units sharing a COMDAT template (its range claimed by both
+# units: bfd's trie asks the first unit read, the owner; srcline/a2l_dwarf.h)
+cat >"$B/multi.h" <<'C'
+#include <chrono>
+template <class T> __attribute__((noinline)) T churn(T y)
+{
+	for (int i = 0; i < 1000; i++)
+		y = (y ^ (y >> 9)) * (T)0x9e3779b97f4a7c15ull;
+	return y;
+}
+unsigned long two(unsigned long);
+C
+printf '#include "multi.h"\nunsigned long two(unsigned long x) { return churn(x + 1); }\n' >"$B/multi2.cpp"
+cat >"$B/multi1.cpp" <<'C'
+#include <cstdlib>
+#include "multi.h"
+int main(int argc, char **argv)
+{
+	double secs = argc > 1 ? atof(argv[1]) : 0.2;
+	auto t0 = std::chrono::steady_clock::now();
+	unsigned long x = 1;
+	while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < secs)
+		x = two(churn(x));
+	return x == 42 ? 1 : 0;     /* perf record exits with the program's status */
+}
+C
+c++ $CXXF -g -o "$B/bin/multi" "$B/multi1.cpp" "$B/multi2.cpp" 2>>"$B/build.log" ||
+	{ fail "setup: build multi: $(tail -3 "$B/build.log")"; exit 1; }
+PROGS="nodbg dbg debuglink dwarf4 zlib zstd split multi"
 if command -v rustc >/dev/null 2>&1 && rustc --version >/dev/null 2>&1 &&
 	rustc -C opt-level=1 -C debuginfo=2 -C link-arg=-Wl,--build-id -o "$B/bin/rust" \
 		"$ROOT/tests/corpus/rust.rs" 2>>"$B/build.log"; then
@@ -104,7 +136,8 @@ fi
 
 # a2l VERDICT-FILE PROG: "<mode of PROG's DSO>[:<reason_code>] served=N addr2line=M noinfo=K"
 # (perf names the DSO by its build-id cache path or its debug file: matched by
-# PROG's build-id or path)
+# PROG's build-id or path); the mode carries ":dwarf" when served from the
+# DWARF table and ":handed_over" when that child handed over to binutils
 a2l() {
 	"$PY" - "$1" "$(readelf -n "$B/bin/$2" 2>/dev/null | sed -n 's/.*Build ID: //p' | head -1)" "$B/bin/$2" <<'PY'
 import json, os, sys
@@ -118,7 +151,9 @@ if not a:
 bid = sys.argv[2]
 m = [x for x in a["dsos"] if (bid and "/%s/%s" % (bid[:2], bid[2:]) in x["path"]) or
      x["path"] in (sys.argv[3], sys.argv[3] + ".debug")]
-mode = ",".join(sorted(set(x["mode"] + (":" + x["reason_code"] if "reason_code" in x else "") for x in m))) or "none"
+mode = ",".join(sorted(set(x["mode"] + (":dwarf" if x.get("dwarf") else "") +
+                           (":handed_over" if x.get("handed_over") else "") +
+                           (":" + x["reason_code"] if "reason_code" in x else "") for x in m))) or "none"
 print("%s served=%d addr2line=%d noinfo=%d" % (mode, a["served"], a["addr2line"], a["noinfo"]))
 PY
 }
@@ -167,6 +202,13 @@ for pv in $PERFS; do
 		case $V/$p in
 		6.1/nodbg) want="served" ;;
 		*/nodbg) want="none" ;;    # 6.12: no .debug_line in the DSO perf names: no child
+		# the program's own DWARF: served in-process from the DWARF
+		# table, no hand-over to binutils (srcline/a2l_dwarf.h)
+		# (debuglink: perf names the .debug file, which has the DWARF)
+		*/dbg | */debuglink | */dwarf4 | */zlib | */zstd | */rust) want="served:dwarf" ;;
+		*/split) want="addr2line:a2l_dwarf" ;;     # skeleton units: not mirrored
+		# churn<unsigned long>: the first unit (its owner) answers
+		*/multi) want="served:dwarf" ;;
 		*) want="addr2line:a2l_debug_info" ;;
 		esac
 		case $st in

@@ -9,6 +9,9 @@
  * marker, an object in .text, a local notype symbol in .data, .bss, a
  * versioned .dynsym. Expected answers are written out here and, when
  * /usr/bin/addr2line is there, every byte stream is also compared with it.
+ * DWARF (libg.so, -g -O1): the answer with its file and line, the .a2d
+ * table's validation (targeted and random mutations), a DWARF section bfd
+ * would not read the same way refused with reason "DWARF: ".
  * Eligibility: -g, --strip-debug, --only-keep-debug + --add-gnu-debuglink,
  * strip --strip-all (.dynsym only). Corrupt, truncated and foreign cache
  * files are rebuilt; hostile ELF files are refused without a crash.
@@ -29,6 +32,7 @@
 #include "index/cache.h"
 #include "index/format.h"
 #include "srcline/a2l.h"
+#include "srcline/a2l_dwarf.h"
 #include "tests/unit/testutil.h"
 
 static const char *asm_a =
@@ -190,9 +194,9 @@ static void test_eligible(void **state)
 
 	(void)state;
 	assert_int_equal(a2l_eligible(so, why, sizeof(why)), 1);
+	/* its own .debug_info: served from the DWARF table (a2l_dwarf.h) */
 	snprintf(p, sizeof(p), "%s/libg.so", dir);
-	assert_int_equal(a2l_eligible(p, why, sizeof(why)), 0);
-	assert_non_null(strstr(why, ".debug_"));
+	assert_int_equal(a2l_eligible(p, why, sizeof(why)), 1);
 	snprintf(p, sizeof(p), "%s/libnodebug.so", dir);
 	assert_int_equal(a2l_eligible(p, why, sizeof(why)), 1);
 	snprintf(p, sizeof(p), "%s/libdyn.so", dir);
@@ -442,6 +446,95 @@ static void test_validate_mutations(void **state)
 	a2l_close(&t);
 }
 
+/* the DWARF table of libg.so: answers, validation */
+static void test_dwarf(void **state)
+{
+	struct a2l_table t;
+	char why[256], p[160], line[64], out[4096], want[512];
+	uint64_t fn;
+	size_t n;
+	unsigned char *copy;
+	struct a2d_hdr *h;
+	unsigned seed = 777;
+
+	(void)state;
+	snprintf(p, sizeof(p), "%s/libg.so", dir);
+	fn = addr_of(p, "dbgfn");
+	assert_int_equal(a2l_open(p, -1, &t, why, sizeof(why)), 0);
+	assert_non_null(t.dh);
+	assert_int_equal(a2l_dw_validate(t.dmap, t.dmap_size), 0);
+	assert_true(t.dh->nfuncs >= 1 && t.dh->nlints >= 1 && t.dh->ncus == 1);
+	/* dbgfn's first byte: C (DW_AT_name is the linkage name), line 2 of c.c */
+	snprintf(line, sizeof(line), "%016llx\n", (unsigned long long)fn);
+	n = a2l_answer(&t, line, strlen(line), 0, out, sizeof(out));
+	out[n < sizeof(out) ? n : sizeof(out) - 1] = '\0';
+	snprintf(want, sizeof(want), "dbgfn\n%s/c.c:2\n", dir);
+	assert_string_equal(out, want);
+	assert_int_equal(t.need_real, 0);
+	/* a data section (do_line in bfd): handed over, nothing written */
+	snprintf(line, sizeof(line), "%016llx\n", (unsigned long long)addr_of(p, "gcount"));
+	assert_int_equal(a2l_answer(&t, line, strlen(line), 1, out, sizeof(out)), 0);
+	assert_int_equal(t.need_real, 1);
+	if (have_binutils) {
+		char got[4096];
+
+		snprintf(line, sizeof(line), "%016llx\n,\n%016llx\n", (unsigned long long)fn,
+			 (unsigned long long)fn + 3);
+		serve(p, line, 1, got, sizeof(got));
+		assert_non_null(strstr(got, want));
+	}
+	/* targeted corruption, checksum recomputed: each refused */
+	copy = malloc(t.dmap_size);
+	assert_non_null(copy);
+	h = (void *)copy;
+#define MUT(stmt)                                                                       \
+	do {                                                                            \
+		memcpy(copy, t.dmap, t.dmap_size);                                      \
+		stmt;                                                                   \
+		h->checksum = symindex_checksum(copy + 32, t.dmap_size - 32);           \
+		assert_int_equal(a2l_dw_validate(copy, t.dmap_size), -EINVAL);         \
+	} while (0)
+	MUT(h->version++);
+	MUT(h->nfuncs++);
+	MUT(h->max_depth = 0);
+	MUT(((struct a2d_func *)(copy + h->funcs_off))[0].caller = 0);      /* itself: a cycle */
+	MUT(((struct a2d_func *)(copy + h->funcs_off))[0].name = (uint32_t)h->strings_size);
+	MUT(((struct a2d_lint *)(copy + h->lints_off))[0].hi = ((struct a2d_lint *)(copy + h->lints_off))[0].lo);
+	MUT(((struct a2d_cu *)(copy + h->cus_off))[0].l_end = h->nlints + 1);
+	MUT(((struct a2d_range *)(copy + h->ranges_off))[0].cu = h->ncus);
+	memcpy(copy, t.dmap, t.dmap_size);
+	assert_int_equal(a2l_dw_validate(copy, t.dmap_size - 8), -EINVAL);     /* truncated */
+	copy[40] ^= 1;                                                          /* checksum */
+	assert_int_equal(a2l_dw_validate(copy, t.dmap_size), -EINVAL);
+	/* random bytes: refused or answering in bounds */
+	for (int it = 0; it < 2000; it++) {
+		struct a2l_table m = t;
+
+		memcpy(copy, t.dmap, t.dmap_size);
+		for (int k = 0; k < 1 + it % 3; k++)
+			copy[32 + rand_r(&seed) % (t.dmap_size - 32)] = (unsigned char)rand_r(&seed);
+		h->checksum = symindex_checksum(copy + 32, t.dmap_size - 32);
+		if (a2l_dw_validate(copy, t.dmap_size) < 0)
+			continue;
+		m.dmap = copy;
+		m.dh = (void *)copy;
+		m.need_real = 0;
+		memset(t.fstate, 0, 4 * (size_t)t.dh->nfuncs);
+		for (uint64_t a = fn - 32; a < fn + 64; a += 3) {
+			snprintf(line, sizeof(line), "%016llx\n", (unsigned long long)a);
+			(void)a2l_answer(&m, line, strlen(line), 1, out, sizeof(out));
+		}
+	}
+	free(copy);
+	a2l_close(&t);
+	/* a line program bfd reads differently (DWARF 3 unit header): refused */
+	assert_int_equal(test_sh("cd %s && cc -shared -fPIC -gdwarf-3 -O1 -o libg3.so c.c", dir), 0);
+	snprintf(p, sizeof(p), "%s/libg3.so", dir);
+	assert_int_equal(a2l_eligible(p, why, sizeof(why)), 1);
+	assert_int_equal(a2l_open(p, -1, &t, why, sizeof(why)), -ENOTSUP);
+	assert_int_equal(strncmp(why, "DWARF: ", 7), 0);
+}
+
 static void test_hostile(void **state)
 {
 	struct a2l_table t;
@@ -480,6 +573,7 @@ int main(void)
 		cmocka_unit_test(test_comma_symbol),
 		cmocka_unit_test(test_cache_files),
 		cmocka_unit_test(test_validate_mutations),
+		cmocka_unit_test(test_dwarf),
 		cmocka_unit_test(test_hostile),
 	};
 
