@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,33 +115,6 @@ static int intern(struct intern *in, const char *s, uint32_t *ref)
 
 /* ---- the file ---------------------------------------------------------------------------- */
 
-static int backing_file(int dirfd, size_t size, char *tmp, size_t n)
-{
-	static _Atomic unsigned long seq;
-	int fd = -1;
-
-	tmp[0] = '\0';
-	if (dirfd >= 0) {
-		snprintf(tmp, n, ".tmp-%d-%lu" A2D_SUFFIX, (int)getpid(), atomic_fetch_add(&seq, 1));
-		fd = openat(dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd >= 0 && posix_fallocate(fd, 0, (off_t)size) != 0) {
-			close(fd);
-			unlinkat(dirfd, tmp, 0);
-			fd = -1;
-		}
-		if (fd < 0)
-			tmp[0] = '\0';
-	}
-	if (fd < 0) {
-		fd = memfd_create("symlazy-a2d", MFD_CLOEXEC);
-		if (fd >= 0 && ftruncate(fd, (off_t)size) < 0) {
-			close(fd);
-			fd = -1;
-		}
-	}
-	return fd < 0 ? -errno : fd;
-}
-
 static int write_a2d(struct bld *b, const struct stat *st, int dirfd, void **omap, size_t *osize)
 {
 	struct intern in = { 0 };
@@ -235,7 +207,7 @@ static int write_a2d(struct bld *b, const struct stat *st, int dirfd, void **oma
 	}
 	h.zones_off = h.strings_off + ((in.size + 7) & ~7ull);
 	size = h.file_size = h.zones_off + (uint64_t)h.nzones * sizeof(struct a2d_zone);
-	if ((fd = backing_file(dirfd, (size_t)size, tmp, sizeof(tmp))) < 0) {
+	if ((fd = sl_cache_backing(dirfd, (size_t)size, A2D_SUFFIX, "symlazy-a2d", tmp, sizeof(tmp))) < 0) {
 		rr = a2d_dfail(b->why, b->whysz, fd, "DWARF table file: %s", strerror(-fd));
 		fd = -1;
 		goto out;
