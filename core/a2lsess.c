@@ -146,6 +146,60 @@ static void close_others(void)
 		close(fd);
 }
 
+/*
+ * drop_perf_heap - in the forked child that serves perf's addr2line queries
+ * (and never returns to perf's code): give back perf's brk heap, the
+ * "[heap]" line of /proc/self/maps, with madvise(MADV_DONTNEED). The child
+ * shares perf's pages copy-on-write; every heap page perf writes after the
+ * fork would otherwise stay behind as the child's own copy (about 1 MiB per
+ * child on a rustc profile, perf 6.1 keeps one child per DSO). From here on
+ * the child must not call malloc/free (glibc's main arena points into the
+ * zeroed heap): srcline/a2l.c's serving path uses mmap'd buffers only, and
+ * a line that would need the heap (a symbol name other than perf's ",")
+ * hands the session to the real addr2line (a2l_table.no_heap). Reads of the
+ * dropped range see zero pages (environ, when perf's setenv moved it into
+ * the heap, then reads empty: the fallback addr2line runs with no
+ * environment). Returns 0 when dropped, -errno (nothing changed) otherwise.
+ */
+static int drop_perf_heap(void)
+{
+	char buf[4096];
+	size_t have = 0;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), r = -ENOENT;
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
+		char *line = buf, *nl;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		buf[have] = '\0';
+		while ((nl = strchr(line, '\n'))) {
+			*nl = '\0';
+			if (nl - line > 6 && !strcmp(nl - 6, "[heap]")) {
+				char *e;
+				unsigned long lo = strtoul(line, &e, 16), hi = *e == '-' ? strtoul(e + 1, NULL, 16) : 0;
+
+				r = hi > lo && madvise((void *)lo, hi - lo, MADV_DONTNEED) == 0 ? 0 : -EINVAL;
+				close(fd);
+				return r;
+			}
+			line = nl + 1;
+		}
+		have = (size_t)(buf + have - line);
+		if (have == sizeof(buf) - 1)
+			have = 0;       /* a line longer than the buffer: not the heap's */
+		memmove(buf, line, have);
+	}
+	close(fd);
+	return r;
+}
+
 /* bfd_scan_vma(buf, NULL, 16) (bfd/bfd.c): an optional "0x", then hex digits */
 static uint64_t scan_hex(const char *p, const char *end)
 {
@@ -280,6 +334,7 @@ int sl_session_a2l_exec(struct sl_session *s, const char *file, char *const argv
 		t.live_handed = &e->handed_over;
 	}
 	close_others();
+	t.no_heap = drop_perf_heap() == 0;
 	a2l_serve(0, 1, &t, with_addresses);
 	_exit(0);
 
@@ -288,6 +343,7 @@ noinfo_binutils:
 noinfo:
 	record(s, dso, SL_A2L_M_NOINFO, SL_R_A2L_BUDGET, why);
 	close_others();
+	drop_perf_heap();       /* serve_noinfo: stack buffers only */
 	serve_noinfo(with_addresses);
 	_exit(0);
 pass:

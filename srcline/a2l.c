@@ -480,7 +480,10 @@ size_t a2l_answer(struct a2l_table *t, const char *line, size_t len, int with_ad
 		 * sentinel "," was looked up when the table was built */
 		if (!strcmp(symp, ","))
 			pc = (t->h->flags & A2L_F_COMMA) ? t->h->comma_pc + offset : 0;
-		else if (!a2l_lookup_symbol(t, symp, offset, &pc))
+		else if (t->no_heap) {
+			t->need_real = 1;       /* the lookup demangles with malloc */
+			return 0;
+		} else if (!a2l_lookup_symbol(t, symp, offset, &pc))
 			pc = 0;
 	} else {
 		pc = strtoul(buf, NULL, 16);    /* bfd_scan_vma on LP64 */
@@ -730,7 +733,7 @@ int a2l_serve(int in_fd, int out_fd, struct a2l_table *t, int with_addresses)
 			munmap(out, ocap);
 		return -ENOMEM;
 	}
-	if (t->dh && (logfd = memfd_create("symlazy-a2l-log", MFD_CLOEXEC)) < 0) {
+	if ((t->dh || t->no_heap) && (logfd = memfd_create("symlazy-a2l-log", MFD_CLOEXEC)) < 0) {
 		r = -errno;
 		munmap(in, IN);
 		munmap(out, ocap);

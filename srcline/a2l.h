@@ -150,6 +150,9 @@ struct a2l_table {
 	uint32_t *fstate;               /* mmap'd, dh_nfuncs entries */
 	uint32_t dh_nfuncs;
 	int need_real;                  /* a2l_answer met a query only binutils answers */
+	int no_heap;                    /* the forked child gave perf's heap back (core/a2lsess.c):
+					 * no malloc; a symbol-name line other than "," is handed
+					 * to the real addr2line (need_real) */
 	uint64_t answered;              /* queries a2l_serve answered itself */
 	_Atomic uint64_t *live_answered;        /* if set: answered, stored as it grows (stats) */
 	_Atomic uint32_t *live_handed;          /* if set: 1 at the hand-over (stats) */

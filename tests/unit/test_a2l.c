@@ -17,6 +17,7 @@
  * files are rebuilt; hostile ELF files are refused without a crash.
  */
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
@@ -147,7 +148,9 @@ static uint64_t addr_of(const char *path, const char *name)
 
 /* Run a2l_serve on @input and, with binutils, addr2line; compare; the
  * a2l_serve bytes into @out (@n). */
-static void serve(const char *path, const char *input, int with_addresses, char *out, size_t n)
+static _Atomic uint32_t handed;
+
+static void serve_opt(const char *path, const char *input, int with_addresses, int no_heap, char *out, size_t n)
 {
 	char in_p[160], got_p[160], ref_p[160];
 	struct a2l_table t;
@@ -160,6 +163,9 @@ static void serve(const char *path, const char *input, int with_addresses, char 
 	snprintf(ref_p, sizeof(ref_p), "%s/ref", dir);
 	test_put(dir, "in", input);
 	assert_int_equal(a2l_open(path, -1, &t, why, sizeof(why)), 0);
+	t.no_heap = no_heap;
+	atomic_store(&handed, 0);
+	t.live_handed = &handed;
 	in = open(in_p, O_RDONLY);
 	o = open(got_p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	assert_int_equal(a2l_serve(in, o, &t, with_addresses), 0);
@@ -179,6 +185,11 @@ static void serve(const char *path, const char *input, int with_addresses, char 
 			fail_msg("a2l_serve differs from addr2line for %s", path);
 		}
 	}
+}
+
+static void serve(const char *path, const char *input, int with_addresses, char *out, size_t n)
+{
+	serve_opt(path, input, with_addresses, 0, out, n);
 }
 
 static void q(char *buf, size_t n, uint64_t a)
@@ -315,6 +326,15 @@ static void test_lines(void **state)
 		 (unsigned long long)outer + 3);
 	serve(so, in, 1, out, sizeof(out));
 	assert_non_null(strstr(out, "outer\n??:?\n"));
+	assert_int_equal(atomic_load(&handed), 0);
+	/* the forked child without perf's heap (core/a2lsess.c drop_perf_heap):
+	 * the first symbol-name line ("outer") hands the session to binutils,
+	 * replaying the lines before it: the same bytes */
+	if (have_binutils) {
+		serve_opt(so, in, 1, 1, out, sizeof(out));
+		assert_non_null(strstr(out, "outer\n??:?\n"));
+		assert_int_equal(atomic_load(&handed), 1);
+	}
 }
 
 /* A symbol named ",": perf's sentinel line reads its address (lookup_symbol) */
