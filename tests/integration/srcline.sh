@@ -173,6 +173,11 @@ same() {
 		fail "$_v/$_p/$_n: stock perf printed nothing: $(head -2 "$_o.stock.err")"
 	elif [ "$_rs" != "$_rh" ]; then
 		fail "$_v/$_p/$_n: exit status stock $_rs, shim $_rh: $(head -2 "$_o.shim.err")"
+	elif [ "$1" = report ] && ! cmp -s "$_o.stock.cmp" "$_o.shim.cmp" &&
+		_why=$("$PY" "$ROOT/tests/report_same.py" "$_o.stock.cmp" "$_o.shim.cmp"); then
+		# stock's own order of equal-weight siblings (by struct dso heap
+		# addresses: tests/report_same.py), nothing else
+		pass "$_v/$_p/$_n: $(wc -l <"$_o.stock.cmp") lines, $_why; $(a2l "$_o.json" "$_p")"
 	elif ! cmp -s "$_o.stock.cmp" "$_o.shim.cmp"; then
 		fail "$_v/$_p/$_n: output differs ($(a2l "$_o.json" "$_p"))"
 		diff "$_o.stock.cmp" "$_o.shim.cmp" | head -6
