@@ -103,9 +103,15 @@ static int inflate_into(const unsigned char *in, uint64_t inlen, uint32_t type, 
 
 			z.avail_in = il > (1u << 30) ? 1u << 30 : (uInt)il;
 			z.avail_out = ol > (1u << 30) ? 1u << 30 : (uInt)ol;
-			zr = zl->inflate(&z, Z_NO_FLUSH);
-			if (zr == Z_BUF_ERROR && (z.avail_in || z.avail_out))
-				zr = Z_OK;
+			{
+				const Bytef *pi = z.next_in, *po = z.next_out;
+
+				zr = zl->inflate(&z, Z_NO_FLUSH);
+				/* no progress (input cut short, output space left): corrupt */
+				if (zr == Z_BUF_ERROR && (z.avail_in || z.avail_out) &&
+				    (z.next_in != pi || z.next_out != po))
+					zr = Z_OK;
+			}
 			if (zr == Z_OK && !z.avail_in && !z.avail_out &&
 			    (uint64_t)(z.next_out - out) == want && z.next_in == in + inlen)
 				break;
