@@ -558,7 +558,7 @@ static void test_dwarf(void **state)
 static void test_hostile(void **state)
 {
 	struct a2l_table t;
-	char why[256], p[160];
+	char why[256], p[160], cwd[1024];
 
 	(void)state;
 	snprintf(p, sizeof(p), "%s/trunc.so", dir);
@@ -578,7 +578,28 @@ static void test_hostile(void **state)
 	test_sh("head -c 64 %s > %s && head -c 4096 /dev/urandom >> %s", so, p, p);
 	if (a2l_open(p, -1, &t, why, sizeof(why)) == 0)
 		a2l_close(&t);
-	assert_int_equal(a2l_open("/nonexistent", -1, &t, why, sizeof(why)), -ENOENT);
+	assert_int_equal(a2l_open("/nonexistent-symlazy-test", -1, &t, why, sizeof(why)), -ENOENT);
+	/* a zlib-compressed .debug_line whose section is cut to half its size
+	 * (Elf64_Chdr.ch_size kept; tests/corpus/cxx.cpp: enough line rows that
+	 * binutils' old loop span forever): refused, not inflated forever (the input
+	 * runs out with output space left: inflate makes no progress) */
+	snprintf(p, sizeof(p), "%s/libz_cut.so", dir);
+	if (getcwd(cwd, sizeof(cwd)) &&
+	    test_sh("c++ -shared -fPIC -O2 -g -I%s/tests/corpus -o %s/libzc.so %s/tests/corpus/cxx.cpp && cd %s && "
+		    "objcopy --compress-debug-sections=zlib libzc.so libzc2.so && python3 -c \"%s\" libzc2.so %s",
+		    cwd, dir, cwd, dir,
+		    "import struct,sys\n"
+		    "d=bytearray(open(sys.argv[1],'rb').read()); o,=struct.unpack_from('<Q',d,40)\n"
+		    "es,n,si=struct.unpack_from('<HHH',d,58); so=struct.unpack_from('<Q',d,o+si*es+24)[0]\n"
+		    "for i in range(n):\n"
+		    " h=o+i*es; nm=struct.unpack_from('<I',d,h)[0]\n"
+		    " if d[so+nm:d.index(0,so+nm)]==b'.debug_line': struct.pack_into('<Q',d,h+32,struct.unpack_from('<Q',d,h+32)[0]//2)\n"
+		    "open(sys.argv[2],'wb').write(d)", p) == 0) {
+		alarm(60);      /* a hang fails the test */
+		assert_true(a2l_open(p, -1, &t, why, sizeof(why)) < 0);
+		assert_non_null(strstr(why, ".debug_line"));
+		alarm(0);
+	}
 	snprintf(p, sizeof(p), "%s/a.s", dir);
 	assert_int_equal(a2l_open(p, -1, &t, why, sizeof(why)), -EINVAL);
 }
