@@ -67,20 +67,6 @@ struct build {
 	uint32_t nloads, flags;
 };
 
-static int fail(char *why, size_t n, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static int fail(char *why, size_t n, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (n) {
-		va_start(ap, fmt);
-		vsnprintf(why, n, fmt, ap);
-		va_end(ap);
-	}
-	return r;
-}
-
 /* ---- the ELF image --------------------------------------------------------- */
 
 static int in_file(const struct img *m, uint64_t off, uint64_t len)
@@ -609,7 +595,7 @@ static int write_index(struct build *b, const struct stat *st, int dirfd, struct
 				strs += str_bytes((uint64_t)v.len + v.sep + v.ver->len);
 		}
 	if (nsyms >= SYMNAMES_NONE || nslots >= SYMNAMES_NONE || strs > UINT32_MAX - 8)
-		return fail(why, whysz, -EFBIG, "more than 2^32 symbols or string bytes");
+		return sl_whyf(why, whysz, -EFBIG, "more than 2^32 symbols or string bytes");
 	while (nb < nslots)
 		nb <<= 1;
 	size = align8(sizeof(*h) + nsyms * sizeof(*syms));
@@ -619,10 +605,10 @@ static int write_index(struct build *b, const struct stat *st, int dirfd, struct
 
 	fd = sl_cache_backing(dirfd, (size_t)size, SYMNAMES_SUFFIX, "symlazy-names", tmp, sizeof(tmp));
 	if (fd < 0)
-		return fail(why, whysz, fd, "index file: %s", strerror(-fd));
+		return sl_whyf(why, whysz, fd, "index file: %s", strerror(-fd));
 	map = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED) {
-		ret = fail(why, whysz, -errno, "index file: %s", strerror(errno));
+		ret = sl_whyf(why, whysz, -errno, "index file: %s", strerror(errno));
 		goto out_fd;
 	}
 	memset(map, 0, sizeof(*h));
@@ -773,21 +759,21 @@ int symnames_build(const char *path, int fd, const struct stat *st, int dirfd, s
 	int r;
 
 	if (!b)
-		return fail(why, whysz, -ENOMEM, "out of memory");
+		return sl_whyf(why, whysz, -ENOMEM, "out of memory");
 	b->dbg_fd = -1;
 	r = img_open(&b->bin, fd, (size_t)st->st_size);
 	if (r < 0) {
-		fail(why, whysz, r, "%s: %s", path, r == -ENOTSUP ? "not a 64-bit little-endian ELF file" :
+		sl_whyf(why, whysz, r, "%s: %s", path, r == -ENOTSUP ? "not a 64-bit little-endian ELF file" :
 			r == -EINVAL ? "not an ELF file" : strerror(-r));
 		goto out;
 	}
 	if (b->bin.eh.e_type != ET_EXEC && b->bin.eh.e_type != ET_DYN) {
-		r = fail(why, whysz, -EINVAL, "%s: not an executable or shared object", path);
+		r = sl_whyf(why, whysz, -EINVAL, "%s: not an executable or shared object", path);
 		goto out;
 	}
 	if (b->bin.eh.e_phnum && (b->bin.eh.e_phentsize < sizeof(ph) ||
 	    !in_file(&b->bin, b->bin.eh.e_phoff, (uint64_t)b->bin.eh.e_phnum * b->bin.eh.e_phentsize))) {
-		r = fail(why, whysz, -EINVAL, "%s: program headers outside the file", path);
+		r = sl_whyf(why, whysz, -EINVAL, "%s: program headers outside the file", path);
 		goto out;
 	}
 	for (uint32_t i = 0; i < b->bin.eh.e_phnum; i++) {
@@ -795,7 +781,7 @@ int symnames_build(const char *path, int fd, const struct stat *st, int dirfd, s
 		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
 			continue;
 		if (b->nloads == SYMNAMES_MAX_LOADS) {
-			r = fail(why, whysz, -ENOTSUP, "%s: more than %d executable PT_LOADs", path, SYMNAMES_MAX_LOADS);
+			r = sl_whyf(why, whysz, -ENOTSUP, "%s: more than %d executable PT_LOADs", path, SYMNAMES_MAX_LOADS);
 			goto out;
 		}
 		b->loads[b->nloads++] = (struct symnames_load){ ph.p_vaddr, ph.p_memsz, ph.p_offset };
@@ -807,13 +793,13 @@ int symnames_build(const char *path, int fd, const struct stat *st, int dirfd, s
 	if (r >= 0)
 		r = read_table(&b->bin, SHT_DYNSYM, &b->tabs[1]);
 	if (r < 0) {
-		r = fail(why, whysz, -EINVAL, "%s: symbol table outside the file or of a bad size", path);
+		r = sl_whyf(why, whysz, -EINVAL, "%s: symbol table outside the file or of a bad size", path);
 		goto out;
 	}
 	b->flags |= (b->tabs[0].syms ? SN_F_SYMTAB : 0) | (b->tabs[1].syms ? SN_F_DYNSYM : 0);
 	r = read_versions(b);
 	if (r < 0) {
-		fail(why, whysz, r, "out of memory");
+		sl_whyf(why, whysz, r, "out of memory");
 		goto out;
 	}
 	r = write_index(b, st, dirfd, out, why, whysz);

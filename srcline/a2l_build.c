@@ -36,20 +36,6 @@
 #define DEBUGDIR "/usr/lib/debug"       /* Debian's libbfd-2.40-system.so DEBUGDIR */
 #define SHN_X86_64_LCOMMON_ 0xff02
 
-static int fail(char *why, size_t n, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static int fail(char *why, size_t n, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (n) {
-		va_start(ap, fmt);
-		vsnprintf(why, n, fmt, ap);
-		va_end(ap);
-	}
-	return r;
-}
-
 /* ---- the ELF image ------------------------------------------------------------ */
 
 int a2l_in_file(const struct a2l_img *m, uint64_t off, uint64_t len)
@@ -333,15 +319,15 @@ int a2l_eligible(const char *path, char *why, size_t whysz)
 		why[0] = '\0';
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
-		return r = -errno, fail(why, whysz, 0, "%s: %s", path, strerror(-r)), r;
+		return r = -errno, sl_whyf(why, whysz, 0, "%s: %s", path, strerror(-r)), r;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 1) {
 		close(fd);
-		return fail(why, whysz, 0, "%s: not a regular non-empty file", path), -EINVAL;
+		return sl_whyf(why, whysz, 0, "%s: not a regular non-empty file", path), -EINVAL;
 	}
 	r = a2l_img_open(&m, fd, (size_t)st.st_size);
 	close(fd);
 	if (r < 0) {
-		fail(why, whysz, 0, "%s: %s", path,
+		sl_whyf(why, whysz, 0, "%s: %s", path,
 		     r == -ENOTSUP ? "not a 64-bit little-endian x86-64 executable or shared object" :
 		     r == -EINVAL ? "not an ELF file or corrupt headers" : strerror(-r));
 		ok = r;
@@ -351,7 +337,7 @@ int a2l_eligible(const char *path, char *why, size_t whysz)
 		const char *n;
 
 		if (!a2l_shdr(&m, i, &sh) || !(n = sec_name(&m, &sh))) {
-			fail(why, whysz, 0, "%s: section %zu has no readable name", path, i);
+			sl_whyf(why, whysz, 0, "%s: section %zu has no readable name", path, i);
 			goto out;
 		}
 		if (debug_section(n)) {
@@ -360,20 +346,20 @@ int a2l_eligible(const char *path, char *why, size_t whysz)
 			 * dwz and other debug sections stay with binutils */
 			if (!strncmp(n, ".debug_", 7) && !strstr(n, ".dwo") && a2l_dw_wanted(&m))
 				continue;
-			fail(why, whysz, 0, "%s: has section %s (binutils reads debug information)", path, n);
+			sl_whyf(why, whysz, 0, "%s: has section %s (binutils reads debug information)", path, n);
 			ok = 0;
 			goto out;
 		}
 	}
 	r = a2l_canon_table(&m, &t);
 	if (r < 0) {
-		fail(why, whysz, 0, "%s: symbol table not mirrored (%s)", path,
+		sl_whyf(why, whysz, 0, "%s: symbol table not mirrored (%s)", path,
 		     r == -ENOTSUP ? "extended section indexes" : "bad size, entry size or string table");
 		ok = r < 0 ? r : -EINVAL;
 		goto out;
 	}
 	if (!a2l_dw_wanted(&m) && debug_file(&m, path, found, sizeof(found))) {
-		fail(why, whysz, 0, "%s: separate debug file %s exists", path, found);
+		sl_whyf(why, whysz, 0, "%s: separate debug file %s exists", path, found);
 		ok = 0;
 		goto out;
 	}
@@ -564,7 +550,7 @@ static int write_table(const struct a2l_img *m, const struct a2l_tab *t, const s
 			nsecs++;
 	secs = calloc(nsecs ? nsecs : 1, sizeof(*secs));
 	if (!secs)
-		return fail(why, whysz, -ENOMEM, "out of memory");
+		return sl_whyf(why, whysz, -ENOMEM, "out of memory");
 	nsecs = 0;
 	for (size_t i = 1; i < m->shnum; i++)
 		if (a2l_shdr(m, i, &sh) && (sh.sh_flags & SHF_ALLOC) && sh.sh_type != SHT_NULL && sh.sh_size)
@@ -576,12 +562,12 @@ static int write_table(const struct a2l_img *m, const struct a2l_tab *t, const s
 		hh.flags |= A2L_F_DWARF;
 	walk(m, t, secs, nsecs, NULL, &ncand, &nfile, NULL, &hh);
 	if (ncand >= A2L_NONE)
-		{ ret = fail(why, whysz, -EFBIG, "more than 2^32 functions"); goto out; }
+		{ ret = sl_whyf(why, whysz, -EFBIG, "more than 2^32 functions"); goto out; }
 	cbytes = ncand * sizeof(*c);
 	fbytes = (uint64_t)nfile * 8;
 	if ((ncand && !(c = sl_scratch_map((size_t)cbytes, "symlazy-a2l-sort"))) ||
 	    (nfile && !(fidx = sl_scratch_map((size_t)fbytes, "symlazy-a2l-files"))))
-		{ ret = fail(why, whysz, -ENOMEM, "scratch memory: %s", strerror(errno)); goto out; }
+		{ ret = sl_whyf(why, whysz, -ENOMEM, "scratch memory: %s", strerror(errno)); goto out; }
 	fref = fidx ? fidx + nfile : NULL;
 	walk(m, t, secs, nsecs, c, &ncand, &nfile, fidx, NULL);
 	if (ncand)
@@ -610,15 +596,15 @@ static int write_table(const struct a2l_img *m, const struct a2l_tab *t, const s
 		}
 	}
 	if (strs > UINT32_MAX - 8)
-		{ ret = fail(why, whysz, -EFBIG, "more than 2^32 string bytes"); goto out; }
+		{ ret = sl_whyf(why, whysz, -EFBIG, "more than 2^32 string bytes"); goto out; }
 	size = sizeof(*h) + (uint64_t)nsecs * sizeof(*secs) + (uint64_t)nf * sizeof(*funcs) + strs;
 	fd = sl_cache_backing(dirfd, (size_t)size, A2L_SUFFIX, "symlazy-a2l", tmp, sizeof(tmp));
 	if (fd < 0)
-		{ ret = fail(why, whysz, fd, "table file: %s", strerror(-fd)); goto out; }
+		{ ret = sl_whyf(why, whysz, fd, "table file: %s", strerror(-fd)); goto out; }
 	map = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED) {
 		map = NULL;
-		ret = fail(why, whysz, -errno, "table file: %s", strerror(errno));
+		ret = sl_whyf(why, whysz, -errno, "table file: %s", strerror(errno));
 		goto out;
 	}
 	h = (void *)map;
@@ -705,14 +691,14 @@ int a2l_build(const char *path, int fd, const struct stat *st, int dirfd, struct
 	int r = a2l_img_open(&m, fd, (size_t)st->st_size);
 
 	if (r < 0) {
-		fail(why, whysz, r, "%s: %s", path,
+		sl_whyf(why, whysz, r, "%s: %s", path,
 		     r == -ENOTSUP ? "not a 64-bit little-endian x86-64 executable or shared object" :
 		     r == -EINVAL ? "not an ELF file or corrupt section headers" : strerror(-r));
 		goto out;
 	}
 	r = a2l_canon_table(&m, &t);
 	if (r < 0) {
-		fail(why, whysz, r, "%s: symbol table not mirrored (%s)", path,
+		sl_whyf(why, whysz, r, "%s: symbol table not mirrored (%s)", path,
 		     r == -ENOTSUP ? "extended section indexes" : r == -EFBIG ? "too many symbols" :
 		     "bad size, entry size or string table");
 		goto out;

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <elf.h>
 #include "srcline/a2l_elf.h"
+#include "util/util.h"
 
 #ifndef ELFCOMPRESS_ZSTD
 #define ELFCOMPRESS_ZSTD 2     /* gABI */
@@ -82,7 +83,6 @@ enum { AV_NONE, AV_INT, AV_STR, AV_BLK };
 struct crng { uint64_t lo, hi; uint32_t cu; };
 
 /* cross-file functions (srcline/a2l_dwarf*.c) */
-int a2d_dfail(char *why, size_t n, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void *a2d_vpush(struct vec *v);
 const char *a2d_img_sec_name(const struct a2l_img *m, const Elf64_Shdr *sh);
 int a2d_load_sec(const struct a2l_img *m, const Elf64_Shdr *sh, struct dsec *d);

@@ -30,18 +30,6 @@
 #include "util/zlib_dl.h"
 #include "util/zstd_dl.h"
 
-int a2d_dfail(char *why, size_t n, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (n) {
-		va_start(ap, fmt);
-		vsnprintf(why, n, fmt, ap);
-		va_end(ap);
-	}
-	return r;
-}
-
 /* ---- growable arrays -------------------------------------------------------------- */
 
 

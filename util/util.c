@@ -113,3 +113,15 @@ int sl_open_regular(const char *path, struct stat *st, char *why, size_t whysz)
 	}
 	return fd;
 }
+
+int sl_whyf(char *why, size_t n, int r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (n) {
+		va_start(ap, fmt);
+		vsnprintf(why, n, fmt, ap);
+		va_end(ap);
+	}
+	return r;
+}

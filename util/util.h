@@ -82,6 +82,12 @@ void sl_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void *sl_scratch_map(size_t bytes, const char *name);
 
 /*
+ * sl_whyf - format a one-line reason into @why (@n bytes; nothing when @n is
+ * 0) and return @r (a -errno): `return sl_whyf(why, whysz, -EINVAL, "...")`.
+ */
+int sl_whyf(char *why, size_t n, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/*
  * sl_open_regular - open @path read-only (O_CLOEXEC, O_NONBLOCK: a FIFO
  * never blocks) and fstat it into *@st. Returns the fd, or -errno with a
  * one-line "<path>: <reason>" in @why (@whysz bytes): -errno of open(2),
