@@ -117,6 +117,15 @@ check: deps
 	@$(MAKE) --no-print-directory all unit
 	@sh tests/run-tests.sh
 
+# One test by name, with run-tests.sh's environment and closing line
+# (tests/README.md): T=test_names (or T=names) builds and runs
+# build/tests/test_names; T=srcline runs tests/integration/srcline.sh after
+# `make all` (a bare name is the integration script when there is one).
+.PHONY: test
+test:
+	@[ -n "$(T)" ] || { echo "usage: make test T=NAME (test_names, names, srcline, ...: tests/README.md)" >&2; exit 2; }
+	@MAKE="$(MAKE)" sh tests/run-tests.sh --make "$(T)"
+
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@sh scripts/demo.sh

@@ -1,18 +1,24 @@
 #!/bin/sh
 # Runs every unit test binary (cmocka) and every integration script, then
-# prints one closing line "N passed, N failed".
+# prints one closing line "N passed, N failed, N skipped" (tests/README.md).
 # Integration scripts print "PASS: <name>" / "FAIL: <name>" / "SKIP: <name>" lines.
+#
+#   sh tests/run-tests.sh                 everything (make check: after make all unit)
+#   sh tests/run-tests.sh [--make] NAME   one test (make test T=NAME):
+#       test_X, or X when there is no tests/integration/X.sh: build/tests/test_X;
+#       X: tests/integration/X.sh. --make builds it first (make all, or
+#       make build/tests/test_X) with $MAKE (default make).
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$(pwd)
 export SYMLAZY_ROOT="$ROOT"
 LOG=$ROOT/build/test-logs
-rm -f "$LOG"/*.rc
 mkdir -p "$LOG"
 pass=0 fail=0 skip=0
-for t in build/tests/test_*; do
-	[ -x "$t" ] || continue
-	name=$(basename "$t")
-	if "$t" >"$LOG/$name.log" 2>&1; then
+
+# unit_one BIN: run one cmocka binary into $LOG/<name>.log; count its tests
+unit_one() {
+	name=$(basename "$1")
+	if "$1" >"$LOG/$name.log" 2>&1; then
 		n=$(grep -c '^\[       OK \]' "$LOG/$name.log")
 		pass=$((pass + n)); echo "PASS: $name ($n cmocka tests)"
 	else
@@ -22,6 +28,53 @@ for t in build/tests/test_*; do
 		pass=$((pass + ok)); fail=$((fail + n))
 		echo "FAIL: $name"; tail -20 "$LOG/$name.log"
 	fi
+}
+
+# count_one NAME: add the PASS/FAIL/SKIP lines of $LOG/NAME.log to the
+# counts (a non-zero exit without a FAIL line is one failure) and print the
+# script's summary line
+count_one() {
+	read -r rc secs <"$LOG/$1.rc" 2>/dev/null || { rc=1 secs=0; }
+	p=$(grep -c '^PASS:' "$LOG/$1.log"); f=$(grep -c '^FAIL:' "$LOG/$1.log")
+	k=$(grep -c '^SKIP:' "$LOG/$1.log")
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1; echo "FAIL: $1 exited $rc" >>"$LOG/$1.log"
+	fi
+	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + k))
+	echo "== $1: $p passed, $f failed, $k skipped (${secs}s)"
+}
+
+if [ $# -gt 0 ]; then
+	build=0
+	[ "$1" = --make ] && { build=1; shift; }
+	name=${1:-}
+	case $name in
+	test_*) unit=$name ;;
+	*) unit=; [ -f "tests/integration/$name.sh" ] || unit=test_$name ;;
+	esac
+	if [ -n "$unit" ]; then
+		[ -f "tests/unit/$unit.c" ] || {
+			echo "run-tests.sh: no test '$name' (tests/unit/$unit.c, tests/integration/$name.sh)" >&2; exit 2; }
+		[ "$build" = 0 ] || ${MAKE:-make} --no-print-directory "build/tests/$unit" || exit 1
+		unit_one "build/tests/$unit"
+		[ "$fail" -gt 0 ] || cat "$LOG/$unit.log"
+	else
+		[ "$build" = 0 ] || ${MAKE:-make} --no-print-directory all || exit 1
+		rm -f "$LOG/$name.rc"
+		start=$(date +%s)
+		{ sh "tests/integration/$name.sh" 2>&1; echo "$? $(( $(date +%s) - start ))" >"$LOG/$name.rc"; } |
+			tee "$LOG/$name.log"
+		count_one "$name"
+	fi
+	echo "$pass passed, $fail failed, $skip skipped"
+	[ "$fail" -eq 0 ]
+	exit
+fi
+
+rm -f "$LOG"/*.rc
+for t in build/tests/test_*; do
+	[ -x "$t" ] || continue
+	unit_one "$t"
 done
 # Integration scripts run SYMLAZY_TEST_JOBS at a time (default 2: CI has 2
 # cores), the longest first; each writes only under build/<its name>/ and
@@ -61,14 +114,7 @@ done
 for s in tests/integration/*.sh; do
 	[ -f "$s" ] || continue
 	name=$(basename "$s" .sh)
-	read -r rc secs <"$LOG/$name.rc" 2>/dev/null || { rc=1 secs=0; }
-	p=$(grep -c '^PASS:' "$LOG/$name.log"); f=$(grep -c '^FAIL:' "$LOG/$name.log")
-	k=$(grep -c '^SKIP:' "$LOG/$name.log")
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		f=1; echo "FAIL: $name exited $rc" >>"$LOG/$name.log"
-	fi
-	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + k))
-	echo "== $name: $p passed, $f failed, $k skipped (${secs}s)"
+	count_one "$name"
 	grep -E '^(FAIL|SKIP):' "$LOG/$name.log" | head -40
 	[ "$f" -gt 0 ] && tail -30 "$LOG/$name.log"
 done

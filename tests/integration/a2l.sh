@@ -14,28 +14,24 @@
 # must be reported ineligible. binutils needs 90-250 ms per query on the
 # big DSOs (its "," lookup demangles every symbol): few addresses there,
 # thousands on the small ones (about a minute in all).
-ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$(dirname "$0")/../lib/common.sh"
 SERVE=$ROOT/build/bin/a2l-serve
 ADDRS=$ROOT/tests/integration/a2l_addrs.py
 A2L=${ADDR2LINE:-/usr/bin/addr2line}
 T=$ROOT/build/a2l
 rm -rf "$T"; mkdir -p "$T/cache"; chmod 700 "$T/cache"
-pass() { echo "PASS: $*"; }
-failt() { echo "FAIL: $*"; }
-skip() { echo "SKIP: $*"; }
-info() { echo "INFO: $*"; }
 
 if ! "$A2L" --version 2>/dev/null | head -1 | grep -q ' 2\.40$'; then
 	skip "a2l: $A2L is not GNU addr2line 2.40 ($("$A2L" --version 2>/dev/null | head -1))"
 	exit 0
 fi
-[ -x "$SERVE" ] || { failt "a2l: $SERVE not built (make)"; exit 1; }
+[ -x "$SERVE" ] || { fail_soft "a2l: $SERVE not built (make)"; exit 1; }
 
 # compare NAME FILE N SEED [-a]: N addresses, byte streams identical?
 # (sets name f n seed a g l: callers keep their own variables apart)
 compare() {
 	name=$1 f=$2 n=$3 seed=$4 a=$5
-	/usr/bin/python3 "$ADDRS" "$f" "$n" "$seed" >"$T/$name.in" || { failt "a2l $name: no addresses"; return; }
+	/usr/bin/python3 "$ADDRS" "$f" "$n" "$seed" >"$T/$name.in" || { fail_soft "a2l $name: no addresses"; return; }
 	t0=$(date +%s)
 	"$A2L" -e "$f" $a -i -f <"$T/$name.in" >"$T/$name.ref" 2>"$T/$name.referr"
 	t1=$(date +%s)
@@ -44,11 +40,11 @@ compare() {
 	"$SERVE" $a -C "$T/cache" "$f" <"$T/$name.in" >"$T/$name.got2" 2>>"$T/$name.err"
 	rc2=$?
 	if [ $rc1 -ne 0 ] || [ $rc2 -ne 0 ]; then
-		failt "a2l $name: a2l-serve exited $rc1/$rc2: $(head -c 300 "$T/$name.err")"
+		fail_soft "a2l $name: a2l-serve exited $rc1/$rc2: $(head -c 300 "$T/$name.err")"
 	elif cmp -s "$T/$name.ref" "$T/$name.got" && cmp -s "$T/$name.ref" "$T/$name.got2"; then
 		pass "a2l $name: $n addresses ($(grep -vc '^,$' "$T/$name.in") queries + sentinels, $(wc -c <"$T/$name.ref") bytes) identical to addr2line ${a:+-a }-i -f, built and cached (binutils $((t1 - t0)) s)"
 	else
-		failt "a2l $name: differs from addr2line ${a:+-a }-i -f on $f"
+		fail_soft "a2l $name: differs from addr2line ${a:+-a }-i -f on $f"
 		for g in got got2; do
 			cmp "$T/$name.ref" "$T/$name.$g" 2>&1 | head -1
 			diff "$T/$name.ref" "$T/$name.$g" | head -12
@@ -65,7 +61,7 @@ compare() {
 # either. The real addr2line is $A2L in the hand-over too.
 compare_dw() {
 	name=$1 f=$2 n=$3 seed=$4 a=$5 mode=$6
-	/usr/bin/python3 "$ADDRS" "$f" "$n" "$seed" code >"$T/$name.in" || { failt "a2l $name: no addresses"; return; }
+	/usr/bin/python3 "$ADDRS" "$f" "$n" "$seed" code >"$T/$name.in" || { fail_soft "a2l $name: no addresses"; return; }
 	"$A2L" -e "$f" $a -i -f <"$T/$name.in" >"$T/$name.ref" 2>"$T/$name.referr"
 	ADDR2LINE=$A2L A2L_SERVE_STATS=1 "$SERVE" $a -C "$T/cache" "$f" <"$T/$name.in" >"$T/$name.got" 2>"$T/$name.err"
 	rc1=$?
@@ -74,14 +70,14 @@ compare_dw() {
 	q=$(grep -c . "$T/$name.in")
 	st=$(cat "$T/$name.err2")
 	if [ $rc1 -ne 0 ] || [ $rc2 -ne 0 ]; then
-		failt "a2l $name: a2l-serve exited $rc1/$rc2: $(head -c 300 "$T/$name.err")"
+		fail_soft "a2l $name: a2l-serve exited $rc1/$rc2: $(head -c 300 "$T/$name.err")"
 	elif ! cmp -s "$T/$name.ref" "$T/$name.got" || ! cmp -s "$T/$name.ref" "$T/$name.got2"; then
-		failt "a2l $name: differs from addr2line ${a:+-a }-i -f on $f ($st)"
+		fail_soft "a2l $name: differs from addr2line ${a:+-a }-i -f on $f ($st)"
 		diff "$T/$name.ref" "$T/$name.got" | head -12
 	elif [ "$mode" = all ] && [ "$st" != "a2l-serve: answered $q" ]; then
-		failt "a2l $name: identical, but not every one of $q input lines answered in-process ($st)"
+		fail_soft "a2l $name: identical, but not every one of $q input lines answered in-process ($st)"
 	elif [ "$mode" = over ] && ! echo "$st" | grep -q 'handed over'; then
-		failt "a2l $name: identical, but expected a hand-over to binutils ($st)"
+		fail_soft "a2l $name: identical, but expected a hand-over to binutils ($st)"
 	else
 		pass "a2l $name: $n code addresses ($q input lines, $(wc -c <"$T/$name.ref") bytes) identical to addr2line ${a:+-a }-i -f, built and cached (${st#a2l-serve: })"
 	fi
@@ -94,7 +90,7 @@ eligible() {
 	if [ "$got" = "$3" ]; then
 		pass "a2l $1: eligible=$got ${out#"$got"}"
 	else
-		failt "a2l $1: eligible=$got, want $3 ($out)"
+		fail_soft "a2l $1: eligible=$got, want $3 ($out)"
 	fi
 	[ "$got" = 1 ]
 }
@@ -148,7 +144,7 @@ done
 
 # the fixture: main has DWARF (ineligible); its stripped copy and the lib
 sh "$ROOT/scripts/build-fixture.sh" "$ROOT/build/fixture" >"$T/fixture.log" 2>&1 ||
-	failt "a2l fixture: scripts/build-fixture.sh failed"
+	fail_soft "a2l fixture: scripts/build-fixture.sh failed"
 fx=$ROOT/build/fixture
 if [ -x "$fx/main" ]; then
 	eligible fixture-main "$fx/main" 1 && compare_dw fixture-main "$fx/main" 60 33 "" all
@@ -177,7 +173,7 @@ for gs in 1 2; do
 		cp "$gd/libgen.so" "$gd/libgendyn.so" && strip --strip-all "$gd/libgendyn.so" &&
 			compare gen$gs-dynsym "$gd/libgendyn.so" 2000 8$gs
 	else
-		failt "a2l gen$gs: could not build the generated lib: $(tail -3 "$gd/build.log")"
+		fail_soft "a2l gen$gs: could not build the generated lib: $(tail -3 "$gd/build.log")"
 	fi
 done
 
@@ -203,7 +199,7 @@ if cc -shared -fPIC -O1 -o "$T/libsmall.so" "$T/small.c" 2>/dev/null; then
 		if cmp -s "$T/lines.ref" "$T/lines.got"; then
 			pass "a2l lines${a:+ -a}: odd input lines answered as addr2line does"
 		else
-			failt "a2l lines${a:+ -a}: differs"; diff "$T/lines.ref" "$T/lines.got" | head -12
+			fail_soft "a2l lines${a:+ -a}: differs"; diff "$T/lines.ref" "$T/lines.got" | head -12
 		fi
 	done
 	# a -g build is served from its DWARF (answers with line numbers)
@@ -233,7 +229,7 @@ if g++ -O2 -g -o "$dw/cxx5" "$cxx" 2>"$dw/build.log"; then
 		if cmp -s "$T/over.ref" "$T/over.got" && [ "$st" = "a2l-serve: answered 600, then handed over to binutils" ]; then
 			pass "a2l cxx-dwarf5-handover: 600 queries answered, then a data address: handed over, replayed, identical"
 		else
-			failt "a2l cxx-dwarf5-handover: $st; $(cmp "$T/over.ref" "$T/over.got" 2>&1 | head -1)"
+			fail_soft "a2l cxx-dwarf5-handover: $st; $(cmp "$T/over.ref" "$T/over.got" 2>&1 | head -1)"
 		fi
 	}
 	g++ -O2 -gdwarf-4 -o "$dw/cxx4" "$cxx" && compare_dw cxx-dwarf4 "$dw/cxx4" 3000 94 "" all
@@ -288,10 +284,10 @@ C
 	g++ -O2 -g -ffunction-sections -Wl,--gc-sections -o "$dw/multigc" "$dw/m1.cpp" "$dw/m2.cpp" &&
 		compare_dw multi-unit-gc "$dw/multigc" 2000 99 "" all
 else
-	failt "a2l dwarf: g++ failed: $(tail -3 "$dw/build.log")"
+	fail_soft "a2l dwarf: g++ failed: $(tail -3 "$dw/build.log")"
 fi
 # libc6-dbg's debug file of libc.so.6 (perf names it when it is installed)
-lcd=$(readelf -n /usr/lib/x86_64-linux-gnu/libc.so.6 2>/dev/null | sed -n 's/.*Build ID: //p' | head -1)
+lcd=$(bid /usr/lib/x86_64-linux-gnu/libc.so.6)
 lcd=/usr/lib/debug/.build-id/$(echo "$lcd" | cut -c1-2)/$(echo "$lcd" | cut -c3-).debug
 if [ -f "$lcd" ]; then
 	eligible libc-debugfile "$lcd" 1 && {
@@ -322,7 +318,7 @@ R
 			compare_dw rust-dwarf-a "$dw/rs" 200 104 -a any
 		}
 	else
-		failt "a2l rust-dwarf: rustc failed: $(tail -2 "$dw/rs.log")"
+		fail_soft "a2l rust-dwarf: rustc failed: $(tail -2 "$dw/rs.log")"
 	fi
 else
 	skip "a2l rust-dwarf: no rustc"

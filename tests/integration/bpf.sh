@@ -23,23 +23,15 @@
 #                    with SYMLAZY_ADDRS it stays eager (identical)
 # SKIP lines say why (no libbcc, no BPF, tool missing). SYMLAZY_SO selects
 # the shim (to show which cases an older build fails).
-ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-SO=${SYMLAZY_SO:-$ROOT/build/libsymlazy.so}
+. "$(dirname "$0")/../lib/common.sh"
 PEAKRSS=$ROOT/build/bin/peakrss
 T=$ROOT/build/bpf-test
-PY=/usr/bin/python3
-unset SYMLAZY_MMAP SYMLAZY_MAX_BYTES SYMLAZY_LAZY SYMLAZY_HIDE_ALL SYMLAZY_STATS SYMLAZY_DISABLE \
-	SYMLAZY_ADDRS SYMLAZY_CACHE_DIR SYMLAZY_INHERIT SYMLAZY_VERBOSE SYMLAZY_BCC BCC_SYMFS
+unset_symlazy_env SYMLAZY_BCC BCC_SYMFS
 rm -rf "$T"; mkdir -p "$T"; cd "$T" || exit 1
 PIDS=""
 cleanup() { for p in $PIDS; do kill "$p" 2>/dev/null; done; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-fail=0
-pass() { echo "PASS: $*"; }
-failt() { echo "FAIL: $*"; fail=1; }
-skip() { echo "SKIP: $*"; }
-anon() { sed -n 's/.*peak_rss_anon_kb=\([0-9]*\).*/\1/p' "$1"; }
 wall() { sed -n 's/.*wall_ms=\([0-9]*\).*/\1/p' "$1"; }
 
 LIBBCC=""
@@ -48,7 +40,7 @@ for l in /usr/lib/x86_64-linux-gnu/libbcc_bpf.so.0 /usr/lib/libbcc_bpf.so.0; do 
 # ---- targets ------------------------------------------------------------
 FIX=$ROOT/build/fixture-bpf
 sh "$ROOT/scripts/build-fixture.sh" "$FIX" --big-funcs 30000 --lib-funcs 8000 >fixture.log 2>&1 ||
-	{ cat fixture.log; failt "fixture build"; exit 1; }
+	{ cat fixture.log; fail "fixture build"; exit 1; }
 "$FIX/main" 600 >/dev/null & FP=$!; PIDS="$PIDS $FP"
 NP=""
 if command -v node >/dev/null 2>&1; then
@@ -66,12 +58,12 @@ sleep 1
 if [ -z "$LIBBCC" ]; then
 	skip "bcc-*: no libbcc_bpf.so.0 (Debian: libbpfcc)"
 else
-	cc -O1 -o bccsym "$ROOT/tests/consumer/bccsym.c" "$LIBBCC" || { failt "build bccsym"; exit 1; }
+	cc -O1 -o bccsym "$ROOT/tests/consumer/bccsym.c" "$LIBBCC" || { fail "build bccsym"; exit 1; }
 
 	# bcc-index-TARGET PID NADDR OPTS...: stock vs shim, byte for byte
 	index_case() {
 		name=$1 pid=$2 n=$3; shift 3
-		$PY "$ROOT/tests/integration/bcc_addrs.py" "$pid" "$n" "$name.sl" >"$name.addrs" || { failt "$name: addresses"; return; }
+		$PY "$ROOT/tests/integration/bcc_addrs.py" "$pid" "$n" "$name.sl" >"$name.addrs" || { fail "$name: addresses"; return; }
 		for o in "$@"; do
 			./bccsym $o "$pid" <"$name.addrs" >"$name.stock" 2>&1
 			LD_PRELOAD=$SO SYMLAZY_STATS=$T/$name.json ./bccsym $o "$pid" <"$name.addrs" >"$name.shim" 2>&1
@@ -80,7 +72,7 @@ else
 			if cmp -s "$name.stock" "$name.shim" && [ "${ans:-0}" -gt 0 ]; then
 				pass "bcc-index-$name ($o): $(wc -l <"$name.stock") addresses ($found named) identical to libbcc, ${ans} answered from the index"
 			else
-				failt "bcc-index-$name ($o): answered=${ans:-0}, $(diff "$name.stock" "$name.shim" | grep -c '^>') lines differ"
+				fail "bcc-index-$name ($o): answered=${ans:-0}, $(diff "$name.stock" "$name.shim" | grep -c '^>') lines differ"
 				diff "$name.stock" "$name.shim" | head -4
 			fi
 		done
@@ -91,7 +83,7 @@ else
 		head -8 node.addrs >node40.addrs
 		./bccsym -e "$NP" <node40.addrs >e.stock; LD_PRELOAD=$SO ./bccsym -e "$NP" <node40.addrs >e.shim
 		cmp -s e.stock e.shim && pass "bcc-index-node (-e: a new cache per address, bpftrace's ASLR case): identical" ||
-			failt "bcc-index-node (-e)"
+			fail "bcc-index-node (-e)"
 	else
 		skip "bcc-index-node: node not installed"
 	fi
@@ -116,7 +108,7 @@ else
 				./bccsym -l $l "$FP" <f300.addrs >b.out 2>b.err
 			LD_PRELOAD=$SO SYMLAZY_BCC=0 SYMLAZY_MAX_BYTES=$B SYMLAZY_STATS=$T/b2.json \
 				./bccsym -l $l "$FP" <f300.addrs >/dev/null 2>&1
-			set -- $($PY - "$B" "$(anon fl.rss)" "$(anon b.rss)" <<'PY'
+			set -- $($PY - "$B" "$(rss_anon fl.rss)" "$(rss_anon b.rss)" <<'PY'
 import sys, json
 s = [l.split('\t') for l in open('f300.stock')]; b = [l.split('\t') for l in open('b.out')]
 lies = sum(1 for x, y in zip(s, b) if y[2] == '0' and y != x)
@@ -133,7 +125,7 @@ PY
 			if [ "$1" = 0 ] && [ "$3" = True ] && [ "$7" = True ] && [ "$rss_ok" = 1 ]; then
 				pass "bcc-budget-lazy$l-$B: no name stock would not print ($2 of 300 named as stock), $5 bytes charged both runs (<= $B), RssAnon $4x the budget above the floor"
 			else
-				failt "bcc-budget-lazy$l-$B: lies=$1 complete=$3 charged=$5/$6 (budget $B) above-floor=$4x budget"
+				fail "bcc-budget-lazy$l-$B: lies=$1 complete=$3 charged=$5/$6 (budget $B) above-floor=$4x budget"
 			fi
 		done
 	done
@@ -152,7 +144,7 @@ PY
 		LD_PRELOAD=$SO SYMLAZY_MAX_BYTES=1M $PY pysym.py f300.addrs "$FP" >py.b 2>/dev/null
 		bad=$(paste -d'|' py.stock py.b | awk -F'|' '$1 != $2 && $2 !~ /\[unknown\]/' | wc -l)
 		[ "$bad" = 0 ] && [ -s py.b ] && pass "bcc-budget-python: BPF.sym under 1M prints stock's name or [unknown] ($(grep -vc unknown py.b) named)" ||
-			failt "bcc-budget-python: $bad lines name something stock does not"
+			fail "bcc-budget-python: $bad lines name something stock does not"
 		# four PIDs of one binary: each gets what the first gets (a file is charged once)
 		"$FIX/main" 600 >/dev/null & p2=$!; "$FIX/main" 600 >/dev/null & p3=$!; "$FIX/main" 600 >/dev/null & p4=$!
 		PIDS="$PIDS $p2 $p3 $p4"; sleep 0.5
@@ -199,7 +191,7 @@ PY
 		once=$(grep -c 'charged once per process' multi.json)
 		[ "$1" = 4 ] && [ "$2" = True ] && [ "$3" -gt 0 ] && [ "$once" -gt 0 ] &&
 			pass "bcc-budget-many-pids: 4 PIDs of one binary under 2M get the same $3 names (the file is charged once)" ||
-			failt "bcc-budget-many-pids: pids=$1 same=$2 named=$3 charged-once scans=$once"
+			fail "bcc-budget-many-pids: pids=$1 same=$2 named=$3 charged-once scans=$once"
 	else
 		skip "bcc-budget-python: no python3-bpfcc"
 	fi
@@ -213,20 +205,20 @@ PY
 			if cmp -s a.stock a.shim && [ "$lazy" -gt 0 ]; then
 				pass "bcc-addrs-icf-lazy$l: node with SYMLAZY_ADDRS: libbcc's answers identical ($lazy lazy scans; same-start ICF groups)"
 			else
-				failt "bcc-addrs-icf-lazy$l: $(diff a.stock a.shim | grep -c '^>') answers differ, $lazy lazy scans"
+				fail "bcc-addrs-icf-lazy$l: $(diff a.stock a.shim | grep -c '^>') answers differ, $lazy lazy scans"
 			fi
 		done
 		if $PY -c 'import bcc' 2>/dev/null; then
 			$PY pysym.py node.addrs "$NP" >pa.stock 2>/dev/null
 			LD_PRELOAD=$SO SYMLAZY_ADDRS=$T/node.sl $PY pysym.py node.addrs "$NP" >pa.shim 2>/dev/null
 			cmp -s pa.stock pa.shim && pass "bcc-addrs-python: BPF.sym with SYMLAZY_ADDRS identical on node" ||
-				failt "bcc-addrs-python: $(diff pa.stock pa.shim | grep -c '^>') lines differ"
+				fail "bcc-addrs-python: $(diff pa.stock pa.shim | grep -c '^>') lines differ"
 		fi
 		LD_PRELOAD=$SO SYMLAZY_ADDRS=$T/fixture.sl SYMLAZY_STATS=$T/nm.json eu-nm "$FIX/main" >nm.shim 2>&1
 		eu-nm "$FIX/main" >nm.stock 2>&1
 		cmp -s nm.stock nm.shim && grep -q '"lazy_reason_code":"lister"' nm.json &&
 			pass "bcc-addrs-eu-nm: eu-nm with SYMLAZY_ADDRS stays eager (it prints every symbol), output identical" ||
-			failt "bcc-addrs-eu-nm"
+			fail "bcc-addrs-eu-nm"
 	fi
 	# runtime (virtual) addresses of libc instead of file offsets
 	$PY - "$FP" >virt.sl <<'PY'
@@ -247,7 +239,7 @@ PY
 	if [ "$(grep -c 'is a file offset inside .*libc' v.err)" = 1 ] && cmp -s v.out v.stock; then
 		pass "bcc-addrs-virtual: runtime addresses instead of file offsets: one warning, libc loaded whole, answers as stock"
 	else
-		failt "bcc-addrs-virtual: $(head -c 300 v.err)"
+		fail "bcc-addrs-virtual: $(head -c 300 v.err)"
 	fi
 fi
 
@@ -301,14 +293,14 @@ a, b = check('stock.out'), check('shim.out')
 print(b[0], b[1], b[2], a[0], a[1], len(ref) > 0)
 PY
 )
-	fa=$(anon floor.rss); sa=$(anon shim.rss); ta=$(anon stock.rss)
+	fa=$(rss_anon floor.rss); sa=$(rss_anon shim.rss); ta=$(rss_anon stock.rss)
 	if [ "$1" -gt 0 ] && [ "$2" = 0 ] && [ "$5" = 0 ] && [ "$6" = True ] && [ "$sa" -le $((fa * 5 / 4)) ]; then
 		pass "bpftrace-ustack: all $1 frames ($3 named) as stock libbcc names them (stock bpftrace's $4 too); peak RssAnon $((sa / 1024)) MiB = $(awk "BEGIN{printf \"%.2f\", $sa/$fa}")x floor (stock $((ta / 1024)) MiB), $(wall shim.rss) ms (stock $(wall stock.rss) ms)"
 	else
-		failt "bpftrace-ustack: frames=$1 wrong=$2 (stock's wrong=$5, ref=$6) shim=${sa}K floor=${fa}K stock=${ta}K"
+		fail "bpftrace-ustack: frames=$1 wrong=$2 (stock's wrong=$5, ref=$6) shim=${sa}K floor=${fa}K stock=${ta}K"
 	fi
 	n=$(LD_PRELOAD=$SO timeout 30 bpftrace -c '/bin/grep -c symlazy /proc/self/maps' -e 'interval:s:20 { exit(); }' 2>/dev/null | grep -v Attach | tr -d '\n ')
-	[ "$n" = 0 ] && pass "bpftrace-inherit: bpftrace -c CMD runs CMD without the shim" || failt "bpftrace-inherit: CMD mapped the shim ($n)"
+	[ "$n" = 0 ] && pass "bpftrace-inherit: bpftrace -c CMD runs CMD without the shim" || fail "bpftrace-inherit: CMD mapped the shim ($n)"
 fi
 
 # ---- uftrace ----------------------------------------------------------------
@@ -326,12 +318,12 @@ with open('uft.c', 'w') as f:
     f.write('int main(void) { int s = 0; for (int i = 0; i < 3; i++) s += top(i);'
             ' s += pad_function_with_a_long_name_0007(s); printf("%d\\n", s); return 0; }\n')
 PY
-	gcc -O1 -pg -o uft uft.c || failt "uftrace: build"
+	gcc -O1 -pg -o uft uft.c || fail "uftrace: build"
 	n=$(LD_PRELOAD=$SO uftrace record --force -d ui /bin/grep -c symlazy /proc/self/maps 2>/dev/null)
 	[ "$n" = 0 ] && pass "uftrace-inherit: uftrace record's target runs without the shim" ||
-		failt "uftrace-inherit: the target mapped the shim ($n lines)"
+		fail "uftrace-inherit: the target mapped the shim ($n lines)"
 	n=$(LD_PRELOAD=$SO SYMLAZY_INHERIT=1 uftrace record --force -d ui2 /bin/grep -c symlazy /proc/self/maps 2>/dev/null)
-	[ "${n:-0}" -gt 0 ] && pass "uftrace-inherit-opt-in: SYMLAZY_INHERIT=1 keeps it" || failt "uftrace-inherit-opt-in"
+	[ "${n:-0}" -gt 0 ] && pass "uftrace-inherit-opt-in: SYMLAZY_INHERIT=1 keeps it" || fail "uftrace-inherit-opt-in"
 	uftrace record -d u0 ./uft >/dev/null 2>&1 && uftrace replay -d u0 >u0.txt 2>&1
 	for B in 8K 32K; do
 		LD_PRELOAD=$SO SYMLAZY_MAX_BYTES=$B uftrace record -d u$B ./uft >/dev/null 2>u$B.err
@@ -360,7 +352,7 @@ PY
 		if [ "$1" = True ] && [ "$2" = 0 ] && [ "$w" = 1 ] && [ "$5" = 0 ] && [ "$6" = 0 ] && [ "$4" -gt 0 ]; then
 			pass "uftrace-budget-$B: replay names every call as stock or by its address ($3 named as stock); the .sym files hold $4 of stock's lines, none stretched over dropped symbols"
 		else
-			failt "uftrace-budget-$B: same-length=$1 wrong names=$2 warnings=$w .sym: $4 symbols, $5 not stock's, $6 stretched"
+			fail "uftrace-budget-$B: same-length=$1 wrong names=$2 warnings=$w .sym: $4 symbols, $5 not stock's, $6 stretched"
 			diff u0.txt u$B.txt | head -6
 		fi
 	done
@@ -373,7 +365,7 @@ if command -v perf >/dev/null 2>&1; then
 	LD_PRELOAD=$SO SYMLAZY_MAX_BYTES=1M SYMLAZY_STATS=$T/pp.json "$PEAKRSS" -o ppb.rss \
 		perf probe -x "$FIX/main" -F >pp.b 2>/dev/null
 	extra=$(sort pp.stock >pp.s1; sort pp.b | comm -13 pp.s1 - | wc -l)
-	above=$(( $(anon ppb.rss) - $(anon ppf.rss) ))
+	above=$(( $(rss_anon ppb.rss) - $(rss_anon ppf.rss) ))
 	# asserted: the bytes charged (exact, from the model) within the budget;
 	# RssAnon above the floor (1 MiB budget: near allocator noise) is printed
 	charged=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["charged_bytes"])' "$T/pp.json" 2>/dev/null)
@@ -381,14 +373,14 @@ if command -v perf >/dev/null 2>&1; then
 	   [ "$charged" -le 1048576 ]; then
 		pass "perfprobe-budget: perf probe -F under 1M lists $(wc -l <pp.b) of stock's $(wc -l <pp.stock) names and nothing else, $charged bytes charged, ${above} KiB RssAnon above its floor"
 	else
-		failt "perfprobe-budget: extra=$extra charged=$charged above=${above}K"
+		fail "perfprobe-budget: extra=$extra charged=$charged above=${above}K"
 	fi
 	if [ -f fixture.sl ]; then
 		LD_PRELOAD=$SO SYMLAZY_ADDRS=$T/fixture.sl perf probe -x "$FIX/main" -F >pp.a 2>/dev/null
 		cmp -s pp.stock pp.a && pass "perfprobe-addrs: perf probe -F ignores SYMLAZY_ADDRS (it lists and finds by name), output identical" ||
-			failt "perfprobe-addrs: $(diff pp.stock pp.a | grep -c '^[<>]') lines differ"
+			fail "perfprobe-addrs: $(diff pp.stock pp.a | grep -c '^[<>]') lines differ"
 	fi
 else
 	skip "perfprobe-*: perf not installed"
 fi
-exit $fail
+exit $failed

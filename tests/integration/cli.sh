@@ -15,23 +15,12 @@
 #   man        doc/symlazy.1 and doc/libsymlazy.7 render
 # Prints PASS:/FAIL:/SKIP: <name>: detail lines; exits 1 on a failure.
 set -u
-ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-CLI=$ROOT/build/bin/symlazy
-PERF=${PERF:-perf}
+. "$(dirname "$0")/../lib/common.sh"
 FIX=${PERF_SHIM_FIXTURE:-$ROOT/build/fixture}
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
-failed=0
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; failed=1; }
-skip() { echo "SKIP: $*"; }
-unset SYMLAZY_MMAP SYMLAZY_MAX_BYTES SYMLAZY_LAZY SYMLAZY_HIDE_ALL SYMLAZY_STATS SYMLAZY_DISABLE \
-	SYMLAZY_CACHE_DIR SYMLAZY_ADDRS SYMLAZY_LIB SYMLAZY_VERBOSE XDG_CACHE_HOME
+unset_symlazy_env SYMLAZY_LIB XDG_CACHE_HOME
 [ -x "$CLI" ] || { fail "cli: $CLI missing (run make)"; exit 1; }
 
-T=$(mktemp -d /tmp/symlazy-cli.XXXXXX) || exit 1
-trap 'rm -rf "$T"' EXIT
-trap 'exit 130' INT TERM
+test_tmpdir cli
 export HOME=$T/home        # perf's ~/.debug and the index cache stay here
 mkdir -p "$HOME"
 CACHE=$HOME/.cache/symlazy

@@ -44,17 +44,9 @@ if [ "${1:-}" = --markdown ]; then
 		awk -F' [|] ' '{ sub(/ MiB$/, "", $5); printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5 }'
 	exit $rc
 fi
-ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-SO=${SYMLAZY_SO:-$ROOT/build/libsymlazy.so}
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
+. "$(dirname "$0")/../lib/common.sh"
+TEST_PREFIX=container/
 T=$ROOT/build/container
-failed=0
-t0=$(date +%s)
-pass() { echo "PASS: container/$*"; }
-fail() { echo "FAIL: container/$*"; failed=1; }
-skip() { echo "SKIP: container/$*"; }
-info() { echo "INFO: container/$*"; }
 
 . "$ROOT/tests/lib/root.sh"
 root_build container trixie
@@ -72,23 +64,6 @@ root_perf 6.12 "Debian 13 root"
 info "root: $(sed -n 's/^version //p' "$TRX/.symlazy-root-complete" |
 	awk '$1 ~ /^(linux-perf|libc6|libdw1t64|bpftrace|python3-bpfcc)$/ { printf "%s%s %s", s, $1, $2; s = ", " }')"
 
-# lazy_of JSON: "lazy on, K of N symbols shown" / "lazy off: reason"
-lazy_of() {
-	"$PY" - "$1" <<'PY'
-import json, sys
-try:
-    d = json.load(open(sys.argv[1]))
-except Exception as e:
-    print("no stats: %s" % e); sys.exit(0)
-t = d.get("totals", {})
-if d.get("lazy") == "on":
-    print("lazy on, %d of %d symbols shown" % (t.get("passed", 0), t.get("scanned", 0)))
-else:
-    print("lazy %s: %s" % (d.get("lazy"), d.get("lazy_reason")))
-PY
-}
-anon() { sed -n 's/.*peak_rss_anon_kb=\([0-9]*\).*/\1/p' "$1" 2>/dev/null; }
-mib() { awk -v k="${1:-0}" 'BEGIN { printf "%.1f", k / 1024 }'; }
 # TABLE rows for the closing INFO lines: tool|version|identical|lazy|stock|shim
 row() { echo "$*" >>"$T/table"; }
 
@@ -103,11 +78,11 @@ cmpp() {
 		SYMLAZY_STATS=/work/out/$_n.json SYMLAZY_CACHE_DIR=/work/cache perf "$@" \
 		>"$W/out/$_n.shim" 2>"$W/out/$_n.shim.err"
 	_rl=$?
-	_sa=$(anon "$W/out/$_n.stock.rss") _la=$(anon "$W/out/$_n.shim.rss")
+	_sa=$(rss_anon "$W/out/$_n.stock.rss") _la=$(rss_anon "$W/out/$_n.shim.rss")
 	_lz=$(lazy_of "$W/out/$_n.json")
 	_same=no
-	grep -v '^# (Tip: ' "$W/out/$_n.stock" >"$W/out/$_n.a"
-	grep -v '^# (Tip: ' "$W/out/$_n.shim" >"$W/out/$_n.b"
+	notip "$W/out/$_n.stock" >"$W/out/$_n.a"
+	notip "$W/out/$_n.shim" >"$W/out/$_n.b"
 	if cmp -s "$W/out/$_n.a" "$W/out/$_n.b"; then
 		_same=identical
 	elif [ "$1" = report ] && _ties=$("$PY" "$ROOT/tests/report_same.py" "$W/out/$_n.a" "$W/out/$_n.b"); then
@@ -223,8 +198,8 @@ cmpeu() { # NAME ADDRFILE FILE [small: the index may leave it to libdwfl]
 	else
 		fail "$1: same=$_same named=$_named answered=${_a:-none}; $(diff "$W/out/$1.stock" "$W/out/$1.shim" | head -3)"
 	fi
-	info "$1: peak RssAnon stock $(mib "$(anon "$W/out/$1.stock.rss")") MiB, symlazy $(mib "$(anon "$W/out/$1.shim.rss")") MiB"
-	row "eu-addr2line ($1)|$eu_ver|$_same|answered ${_a:-0}|$(mib "$(anon "$W/out/$1.stock.rss")")|$(mib "$(anon "$W/out/$1.shim.rss")")"
+	info "$1: peak RssAnon stock $(mib "$(rss_anon "$W/out/$1.stock.rss")") MiB, symlazy $(mib "$(rss_anon "$W/out/$1.shim.rss")") MiB"
+	row "eu-addr2line ($1)|$eu_ver|$_same|answered ${_a:-0}|$(mib "$(rss_anon "$W/out/$1.stock.rss")")|$(mib "$(rss_anon "$W/out/$1.shim.rss")")"
 }
 if [ -s "$W/cxx.addrs" ] && [ -s "$W/fix.addrs" ]; then
 	cmpeu eu-addr2line-cxx cxx.addrs /work/cxx small
@@ -333,8 +308,8 @@ else
 	else
 		fail "bpftrace-unknown-libbcc: bcc objects in the stats=${btu:-none}; $(grep symlazy "$W/out/bt.unknown.err" | head -2) $(diff "$W/out/bt.stock.keys" "$W/out/bt.unknown.keys" 2>&1 | head -3)"
 	fi
-	info "bpftrace-ustack: peak RssAnon stock $(mib "$(anon "$W/out/bt.stock.rss")") MiB, symlazy $(mib "$(anon "$W/out/bt.shim.rss")") MiB"
-	row "bpftrace @[ustack] (cxx)|${bt_ver#bpftrace }|$_same|answered ${bta:-0}|$(mib "$(anon "$W/out/bt.stock.rss")")|$(mib "$(anon "$W/out/bt.shim.rss")")"
+	info "bpftrace-ustack: peak RssAnon stock $(mib "$(rss_anon "$W/out/bt.stock.rss")") MiB, symlazy $(mib "$(rss_anon "$W/out/bt.shim.rss")") MiB"
+	row "bpftrace @[ustack] (cxx)|${bt_ver#bpftrace }|$_same|answered ${bta:-0}|$(mib "$(rss_anon "$W/out/bt.stock.rss")")|$(mib "$(rss_anon "$W/out/bt.shim.rss")")"
 	# the 500k-symbol fixture: stock libbcc loads every symbol of main and
 	# libbigshared.so into its cache (core/model/bcc026.c: 272 bytes each)
 	bt_exe=$FIX/main bt_arg=8 bt_fn=$(awk '$1 == "big" && $2 ~ /^[_A-Za-z0-9]+$/ { print $2; exit }' "$FIX/hot.txt")
@@ -348,8 +323,8 @@ else
 	else
 		fail "bpftrace-ustack-fixture: answered=${bfa:-none}; $(grep -v RLIMIT_MEMLOCK "$W/out/bt.fix.shim.err" | head -2) $(diff "$W/out/bt.fix.stock.keys" "$W/out/bt.fix.shim.keys" 2>&1 | head -4)"
 	fi
-	info "bpftrace-ustack-fixture: peak RssAnon stock $(mib "$(anon "$W/out/bt.fix.stock.rss")") MiB, symlazy $(mib "$(anon "$W/out/bt.fix.shim.rss")") MiB"
-	row "bpftrace @[ustack] (fixture)|${bt_ver#bpftrace }|$_same|answered ${bfa:-0}|$(mib "$(anon "$W/out/bt.fix.stock.rss")")|$(mib "$(anon "$W/out/bt.fix.shim.rss")")"
+	info "bpftrace-ustack-fixture: peak RssAnon stock $(mib "$(rss_anon "$W/out/bt.fix.stock.rss")") MiB, symlazy $(mib "$(rss_anon "$W/out/bt.fix.shim.rss")") MiB"
+	row "bpftrace @[ustack] (fixture)|${bt_ver#bpftrace }|$_same|answered ${bfa:-0}|$(mib "$(rss_anon "$W/out/bt.fix.stock.rss")")|$(mib "$(rss_anon "$W/out/bt.fix.shim.rss")")"
 fi
 info "tools done at $(($(date +%s) - t0))s"
 

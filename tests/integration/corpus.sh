@@ -40,31 +40,21 @@
 #      CORPUS_DIR (build products and outputs, default build/corpus; another
 #      perf's run, e.g. tests/integration/perf612.sh, uses its own).
 set -u
-ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-SO=${SYMLAZY_SO:-$ROOT/build/libsymlazy.so}
+. "$(dirname "$0")/../lib/common.sh"
 SRC=$ROOT/tests/corpus
 B=${CORPUS_DIR:-$ROOT/build/corpus}
 BIN=$B/bin
 DATA=$B/data
 OUT=$B/out
-PERF=${PERF:-perf}
 SECS=${CORPUS_SECS:-0.3}
 FREQ=2000
 CC=${CC:-cc}
 CXX=${CXX:-c++}
 CFLAGS="-O2 -g -fno-omit-frame-pointer -I$SRC"
 PY=$(command -v python3 || true)
-failed=0
-t0=$(date +%s)
 
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; failed=1; }
-skip() { echo "SKIP: $*"; }
-info() { echo "INFO: $*"; }
 
-unset SYMLAZY_MMAP SYMLAZY_MAX_BYTES SYMLAZY_LAZY SYMLAZY_HIDE_ALL SYMLAZY_STATS SYMLAZY_DISABLE \
-	SYMLAZY_ADDRS SYMLAZY_CACHE_DIR SYMLAZY_INHERIT SYMLAZY_VERBOSE XDG_CACHE_HOME PERF_CONFIG \
-	LD_BIND_NOW
+unset_symlazy_env XDG_CACHE_HOME PERF_CONFIG LD_BIND_NOW
 command -v "$PERF" >/dev/null 2>&1 || { skip "corpus: perf not installed"; exit 0; }
 [ -f "$SO" ] || { fail "corpus: $SO missing (run make)"; exit 1; }
 command -v "$CC" >/dev/null 2>&1 || { skip "corpus: no C compiler ($CC)"; exit 0; }
@@ -160,13 +150,8 @@ HAVE_OBJDUMP=0
 command -v objdump >/dev/null 2>&1 && HAVE_OBJDUMP=1
 [ -n "$PY" ] || info "corpus: no python3, stats checks are skipped"
 
-bid() { readelf -n "$1" 2>/dev/null | sed -n 's/.*Build ID: *//p' | head -1; }
 
-want() { # CASE: is this case selected (CORPUS_CASES)?
-	[ -z "${CORPUS_CASES:-}" ] && return 0
-	case " $CORPUS_CASES " in *" $1 "*) return 0 ;; esac
-	return 1
-}
+want() { [ -z "${CORPUS_CASES:-}" ] || in_list "$1" "$CORPUS_CASES"; } # CASE: selected (CORPUS_CASES)?
 
 # record CASE "perf record options" cmd...: writes $DATA/CASE.data
 record() {
@@ -244,9 +229,7 @@ compare() {
 	_nd=$(diff "$_o.stock" "$_o.shim" | grep -c '^[<>]')
 	fail "$_c/$_t: output differs ($_nd diff lines; stock < > shim): perf $*"
 	diff "$_o.stock" "$_o.shim" | head -12
-	grep -v '^# (Tip: ' "$_o.stock" >"$_o.stock.notip"
-	grep -v '^# (Tip: ' "$_o.shim" >"$_o.shim.notip"
-	if cmp -s "$_o.stock.notip" "$_o.shim.notip"; then
+	if same_notip "$_o.stock" "$_o.shim"; then
 		info "$_c/$_t: only the '# (Tip: ...)' line differs: perf's random() sequence was changed (time is fixed)"
 	fi
 	return 1

@@ -24,29 +24,19 @@
 # Env: SYMLAZY_ROOT, PERF, SYMLAZY_SO, DWARF_SECS (recording length, 0.25),
 #      DWARF_CASES (subset of case names).
 set -u
-ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-SO=${SYMLAZY_SO:-$ROOT/build/libsymlazy.so}
+. "$(dirname "$0")/../lib/common.sh"
 SRC=$ROOT/tests/corpus
 B=$ROOT/build/dwarf
 BIN=$B/bin
 DATA=$B/data
 OUT=$B/out
-PERF=${PERF:-perf}
 SECS=${DWARF_SECS:-0.25}
 FREQ=1999
 TOOL=$ROOT/build/bin/symlazy
 PY=$(command -v python3 || true)
-failed=0
-t0=$(date +%s)
 
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; failed=1; }
-skip() { echo "SKIP: $*"; }
-info() { echo "INFO: $*"; }
 
-unset SYMLAZY_MMAP SYMLAZY_MAX_BYTES SYMLAZY_LAZY SYMLAZY_HIDE_ALL SYMLAZY_STATS SYMLAZY_DISABLE \
-	SYMLAZY_ADDRS SYMLAZY_CACHE_DIR SYMLAZY_INHERIT SYMLAZY_VERBOSE XDG_CACHE_HOME PERF_CONFIG \
-	LD_BIND_NOW
+unset_symlazy_env XDG_CACHE_HOME PERF_CONFIG LD_BIND_NOW
 command -v "$PERF" >/dev/null 2>&1 || { skip "dwarf: perf not installed"; exit 0; }
 [ -f "$SO" ] || { fail "dwarf: $SO missing (run make)"; exit 1; }
 [ -x "$TOOL" ] || { fail "dwarf: $TOOL missing (run make)"; exit 1; }
@@ -101,12 +91,7 @@ if ! "$PERF" record -q --call-graph dwarf -o "$DATA/probe.data" -- true >"$OUT/p
 	exit 0
 fi
 
-bid() { readelf -n "$1" 2>/dev/null | sed -n 's/.*Build ID: *//p' | head -1; }
-want() {
-	[ -z "${DWARF_CASES:-}" ] && return 0
-	case " $DWARF_CASES " in *" $1 "*) return 0 ;; esac
-	return 1
-}
+want() { [ -z "${DWARF_CASES:-}" ] || in_list "$1" "$DWARF_CASES"; }
 
 # WRAP: a command prefix for every perf run of a case ("" or the private
 # mount namespace that hides the debug files)

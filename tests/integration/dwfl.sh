@@ -23,20 +23,14 @@
 # (SYMLAZY_STATS: answered > 0).
 # Env: SYMLAZY_ROOT, SYMLAZY_SO, DWFL_CASES (subset of case names).
 set -u
-ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-SO=${SYMLAZY_SO:-$ROOT/build/libsymlazy.so}
+. "$(dirname "$0")/../lib/common.sh"
 SRC=$ROOT/tests/corpus
 B=$ROOT/build/dwfl
 BIN=$B/bin
 OUT=$B/out
 CC=${CC:-cc}
 CXX=${CXX:-c++}
-failed=0
-t0=$(date +%s)
 
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; failed=1; }
-skip() { echo "SKIP: $*"; }
 
 command -v eu-addr2line >/dev/null 2>&1 || { skip "dwfl: eu-addr2line not installed"; exit 0; }
 [ -f "$SO" ] || { fail "dwfl: $SO missing (make all)"; exit 1; }
@@ -46,7 +40,7 @@ cp "$SO" "$B/libsymlazy.so"
 SO=$B/libsymlazy.so
 export SYMLAZY_CACHE_DIR="$B/cache"
 
-want() { [ -z "${DWFL_CASES:-}" ] && return 0; case " $DWFL_CASES " in *" $1 "*) return 0;; esac; return 1; }
+want() { [ -z "${DWFL_CASES:-}" ] || in_list "$1" "$DWFL_CASES"; }
 
 build() {           # build NAME CMD...: quiet; SKIP line on failure
 	n=$1; shift
@@ -112,7 +106,7 @@ check() {
 	same "$cn-a2l-f" eu-addr2line -f -e "$cf" $(cat "$OUT/$cn.addrs")
 	same "$cn-a2l-S" eu-addr2line -S -e "$cf" $(cat "$OUT/$cn.addrs")
 	same "$cn-a2l-fiCa" eu-addr2line -f -i -C -a -p -e "$cf" $(cat "$OUT/$cn.addrs")
-	echo "INFO: $cn: $(wc -l <"$OUT/$cn.addrs") addresses, $(( $(date +%s) - cstart ))s"
+	info "$cn: $(wc -l <"$OUT/$cn.addrs") addresses, $(( $(date +%s) - cstart ))s"
 }
 
 # ---- small programs --------------------------------------------------------

@@ -13,21 +13,14 @@
 # PASS:/FAIL:/SKIP: <name>: detail lines; exit 1 on a failure.
 # Env: SYMLAZY_ROOT, PERF (perf), KERNEL_CASES (subset of case names).
 set -u
-ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-SO=$ROOT/build/libsymlazy.so
+. "$(dirname "$0")/../lib/common.sh"
 KT=$ROOT/build/bin/symlazy-ktext
-PERF=${PERF:-perf}
 T=$ROOT/build/kernel
 CC=${CC:-cc}
 PY=$(command -v python3 || true)
-failed=0
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; failed=1; }
-skip() { echo "SKIP: $*"; }
-want() { [ -z "${KERNEL_CASES:-}" ] || case " $KERNEL_CASES " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+want() { [ -z "${KERNEL_CASES:-}" ] || in_list "$1" "$KERNEL_CASES"; }
 
-unset SYMLAZY_MMAP SYMLAZY_MAX_BYTES SYMLAZY_LAZY SYMLAZY_HIDE_ALL SYMLAZY_STATS SYMLAZY_DISABLE \
-	SYMLAZY_ADDRS SYMLAZY_CACHE_DIR SYMLAZY_INHERIT SYMLAZY_VERBOSE PERF_CONFIG
+unset_symlazy_env PERF_CONFIG
 command -v "$PERF" >/dev/null 2>&1 || { skip "kernel: perf not installed"; exit 0; }
 [ -f "$SO" ] && [ -x "$KT" ] || { fail "kernel: build/libsymlazy.so or build/bin/symlazy-ktext missing (run make)"; exit 1; }
 [ -n "$PY" ] || { skip "kernel: python3 missing"; exit 0; }

@@ -4,15 +4,11 @@
 # foo@plt symbols) and inside overlapping symbols (a global label inside a
 # function). symlazy replays perf's tree (index/rbsim.c); output must be
 # byte-identical to stock and the DSO must stay lazy (not fall back).
-ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-SO=$ROOT/build/libsymlazy.so
+. "$(dirname "$0")/../lib/common.sh"
 T=$ROOT/build/lazy_plt
 rm -rf "$T"; mkdir -p "$T/home"
 export HOME=$T/home
 cd "$T" || exit 1
-fail=0
-pass() { echo "PASS: $*"; }
-failt() { echo "FAIL: $*"; fail=1; }
 
 cat > lib.c <<'C'
 int tiny(int x) { return x + 1; }
@@ -43,19 +39,19 @@ int main(int argc, char **argv) {
 	return a == 42;
 }
 C
-cc -O1 -fPIC -shared -o libtiny.so lib.c && cc -O1 -fno-omit-frame-pointer -o plt main.c ov.s -L. -ltiny -Wl,-rpath,'$ORIGIN' || { failt "build"; exit 1; }
-perf record -q -F 20000 -g -o plt.data ./plt >/dev/null 2>&1 || { failt "perf record"; exit 1; }
+cc -O1 -fPIC -shared -o libtiny.so lib.c && cc -O1 -fno-omit-frame-pointer -o plt main.c ov.s -L. -ltiny -Wl,-rpath,'$ORIGIN' || { fail "build"; exit 1; }
+perf record -q -F 20000 -g -o plt.data ./plt >/dev/null 2>&1 || { fail "perf record"; exit 1; }
 perf script -i plt.data > stock.txt 2>/dev/null
 n_plt=$(grep -c '@plt' stock.txt)
 n_ov=$(grep -c 'outer\|inner_label' stock.txt)
 echo "info: stock perf script: $n_plt lines in @plt stubs, $n_ov in outer/inner_label"
-[ "$n_plt" -gt 0 ] || echo "SKIP: no sample landed in a PLT stub this time"
+[ "$n_plt" -gt 0 ] || skip "no sample landed in a PLT stub this time"
 SYMLAZY_CACHE_DIR=$T/cache SYMLAZY_STATS=$T/st.json LD_PRELOAD=$SO perf script -i plt.data > lazy.txt 2>lazy.err
 if cmp -s stock.txt lazy.txt; then pass "plt-script-identical ($(wc -l < stock.txt) lines)"
-else failt "plt-script-identical"; diff stock.txt lazy.txt | head -10; fi
+else fail "plt-script-identical"; diff stock.txt lazy.txt | head -10; fi
 perf report --stdio -i plt.data 2>/dev/null | grep -v '^# (Tip' > rstock.txt
 SYMLAZY_CACHE_DIR=$T/cache LD_PRELOAD=$SO perf report --stdio -i plt.data 2>/dev/null | grep -v '^# (Tip' > rlazy.txt
-if cmp -s rstock.txt rlazy.txt; then pass "plt-report-identical"; else failt "plt-report-identical"; diff rstock.txt rlazy.txt | head; fi
+if cmp -s rstock.txt rlazy.txt; then pass "plt-report-identical"; else fail "plt-report-identical"; diff rstock.txt rlazy.txt | head; fi
 mode=$(/usr/bin/python3 -c "
 import json,sys
 d=json.load(open('$T/st.json'))
@@ -63,29 +59,29 @@ m=[x for x in d['dsos'] if x['path'].endswith('/elf') and '/plt/' in x['path'] a
 print(m[0]['mode'] if m else 'none', m[0]['reason'] if m else '')")
 case "$mode" in
 lazy*) pass "plt-binary-stays-lazy ($mode)";;
-*) failt "plt-binary-stays-lazy: $mode";;
+*) fail "plt-binary-stays-lazy: $mode";;
 esac
 # SYMLAZY_ADDRS: the same keep-set from a plain address list (any tool)
 "$ROOT/build/bin/symlazy" addrs -i plt.data -o addrs.txt 2>/dev/null
 if SYMLAZY_LAZY=off SYMLAZY_ADDRS=$T/addrs.txt SYMLAZY_STATS=$T/a.json LD_PRELOAD=$SO perf script -i plt.data 2>/dev/null | cmp -s - stock.txt &&
    grep -q '"lazy":"on"' a.json; then pass "addrs-file-identical ($(grep -vc '^#' addrs.txt) addresses)"
-else failt "addrs-file-identical"; fi
+else fail "addrs-file-identical"; fi
 echo 'not a build-id line' > bad.txt
 n=$(SYMLAZY_LAZY=off SYMLAZY_ADDRS=$T/bad.txt LD_PRELOAD=$SO perf script -i plt.data 2>&1 >bad.out | grep -c '^symlazy: cannot use SYMLAZY_ADDRS')
 if [ "$n" = 1 ] && cmp -s bad.out stock.txt; then pass "addrs-file-bad: one warning line, stock output"
-else failt "addrs-file-bad: $n warning lines"; fi
+else fail "addrs-file-bad: $n warning lines"; fi
 # a SYMLAZY_ADDRS left in the environment never overrides perf's own perf.data
 echo '0123456789abcdef0123456789abcdef01234567 1000' > stale.txt
 if SYMLAZY_ADDRS=$T/stale.txt SYMLAZY_STATS=$T/s.json LD_PRELOAD=$SO perf script -i plt.data 2>/dev/null | cmp -s - stock.txt &&
    grep -q '"lazy":"on"' s.json && ! grep -q 'no samples in perf.data' s.json; then
 	pass "addrs-file-stale: perf.data wins over a stale SYMLAZY_ADDRS"
-else failt "addrs-file-stale"; fi
+else fail "addrs-file-stale"; fi
 # abbreviated long option and perf annotate --stdio2 (call targets need the full table)
 if SYMLAZY_STATS=$T/s2.json LD_PRELOAD=$SO perf script --inp=plt.data 2>/dev/null | cmp -s - stock.txt &&
    grep -q '"lazy":"on"' s2.json; then pass "abbreviated-input-option: --inp= read as --input"
-else failt "abbreviated-input-option"; fi
+else fail "abbreviated-input-option"; fi
 perf annotate --stdio2 -i plt.data main > ann.stock 2>/dev/null
 if LD_PRELOAD=$SO SYMLAZY_STATS=$T/s3.json perf annotate --stdio2 -i plt.data main 2>/dev/null | cmp -s - ann.stock &&
    grep -q '"lazy":"off"' s3.json; then pass "annotate-stdio2: eager (call targets), identical"
-else failt "annotate-stdio2"; fi
-exit $fail
+else fail "annotate-stdio2"; fi
+exit $failed

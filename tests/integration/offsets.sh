@@ -18,17 +18,9 @@
 #            allocation per lookup, >= 1M lookups/s; SKIP without Go
 # Prints PASS:/FAIL:/SKIP: lines; exits 1 on a failure.
 set -u
-ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-CLI=$ROOT/build/bin/symlazy
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
+. "$(dirname "$0")/../lib/common.sh"
 B=$ROOT/build/offsets
-failed=0
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; failed=1; }
-skip() { echo "SKIP: $*"; }
-unset SYMLAZY_MMAP SYMLAZY_MAX_BYTES SYMLAZY_LAZY SYMLAZY_HIDE_ALL SYMLAZY_STATS SYMLAZY_DISABLE \
-	SYMLAZY_ADDRS SYMLAZY_LIB SYMLAZY_VERBOSE XDG_CACHE_HOME SYMLAZY_TEST_BINS
+unset_symlazy_env SYMLAZY_LIB XDG_CACHE_HOME SYMLAZY_TEST_BINS
 [ -x "$CLI" ] || { fail "offsets: $CLI missing (run make)"; exit 1; }
 rm -rf "$B"
 mkdir -p "$B"
@@ -58,7 +50,7 @@ fi
 LIBC=/lib/x86_64-linux-gnu/libc.so.6
 LIBC_DBG=""
 if is_elf "$LIBC"; then
-	bid=$(readelf -n "$LIBC" 2>/dev/null | awk '/Build ID/ { print $3; exit }')
+	bid=$(bid "$LIBC")
 	[ -n "$bid" ] && f=/usr/lib/debug/.build-id/$(echo "$bid" | cut -c1-2)/$(echo "$bid" | cut -c3-).debug &&
 		is_elf "$f" && LIBC_DBG=$f
 fi

@@ -34,20 +34,11 @@
 #      build), PERF612_CASES (corpus cases, default below), PERF612_PARTS
 #      (subset of "fixture plt version corpus", default all).
 set -u
-ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-SO=${SYMLAZY_SO:-$ROOT/build/libsymlazy.so}
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
+. "$(dirname "$0")/../lib/common.sh"
+TEST_PREFIX=perf612/
 T=$ROOT/build/perf612
-failed=0
-t0=$(date +%s)
-pass() { echo "PASS: perf612/$*"; }
-fail() { echo "FAIL: perf612/$*"; failed=1; }
-skip() { echo "SKIP: perf612/$*"; }
-info() { echo "INFO: perf612/$*"; }
 
-unset SYMLAZY_MMAP SYMLAZY_MAX_BYTES SYMLAZY_LAZY SYMLAZY_HIDE_ALL SYMLAZY_STATS SYMLAZY_DISABLE \
-	SYMLAZY_ADDRS SYMLAZY_CACHE_DIR SYMLAZY_INHERIT SYMLAZY_VERBOSE PERF_CONFIG LD_BIND_NOW
+unset_symlazy_env PERF_CONFIG LD_BIND_NOW
 
 [ -f "$SO" ] || { fail "setup: $SO missing (run make)"; exit 1; }
 if [ -z "${PERF612:-}" ]; then
@@ -85,7 +76,7 @@ rec612() {   # (its variables are global in sh: _rec_*, not the callers' _e/_t)
 	for _rec_try in 1 2 3; do
 		"$PERF612" record "$@" >/dev/null 2>"$_rec_e" && return 0
 		grep -q 'assertion failed\|stack smashing' "$_rec_e" || return 1
-		echo "INFO: perf612/record: stock perf record crashed (try $_rec_try): $(head -1 "$_rec_e")"
+		info "record: stock perf record crashed (try $_rec_try): $(head -1 "$_rec_e")"
 	done
 	return 1
 }
@@ -159,8 +150,7 @@ want_lazy() {
 	return 1
 }
 
-bid() { readelf -n "$1" 2>/dev/null | sed -n 's/.*Build ID: *//p' | head -1; }
-part() { case " ${PERF612_PARTS:-fixture plt version corpus} " in *" $1 "*) return 0 ;; esac; return 1; }
+part() { in_list "$1" "${PERF612_PARTS:-fixture plt version corpus}"; }
 
 # ---- a) the fixture ---------------------------------------------------------
 mkdir -p "$T/out/fixture"

@@ -22,17 +22,9 @@
 # sid root cannot be built or entered here.
 # Env: SYMLAZY_ROOT, SYMLAZY_SO, PERF72_CASES (default: all five).
 set -u
-ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-SO=${SYMLAZY_SO:-$ROOT/build/libsymlazy.so}
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
+. "$(dirname "$0")/../lib/common.sh"
+TEST_PREFIX=perf72/
 T=$ROOT/build/perf72
-failed=0
-t0=$(date +%s)
-pass() { echo "PASS: perf72/$*"; }
-fail() { echo "FAIL: perf72/$*"; failed=1; }
-skip() { echo "SKIP: perf72/$*"; }
-info() { echo "INFO: perf72/$*"; }
 
 . "$ROOT/tests/lib/root.sh"
 root_build perf72 sid
@@ -55,9 +47,7 @@ cmp72() {
 	elif [ "$_rs" != "$_rl" ]; then
 		fail "$_n: exit status stock $_rs, shim $_rl"
 		sed -n 1,3p "$W/out/$_n.shim.err"
-	elif [ "$1" = report ] && grep -v '^# (Tip: ' "$W/out/$_n.stock" >"$W/out/$_n.stock.notip" &&
-		grep -v '^# (Tip: ' "$W/out/$_n.shim" >"$W/out/$_n.shim.notip" &&
-		cmp -s "$W/out/$_n.stock.notip" "$W/out/$_n.shim.notip"; then
+	elif [ "$1" = report ] && same_notip "$W/out/$_n.stock" "$W/out/$_n.shim"; then
 		# perf report's random "# (Tip: ...)" line: stock differs from itself there
 		pass "$_n ($(wc -l <"$W/out/$_n.stock") lines identical but the random Tip line; $(lazy_of "$W/out/$_n.json"))"
 		return 0
@@ -84,22 +74,7 @@ cmp72() {
 	fi
 	return 1
 }
-# lazy_of JSON: "lazy on, K of N symbols shown" / "lazy off: reason"
-lazy_of() {
-	"$PY" - "$1" <<'PY'
-import json, sys
-try:
-    d = json.load(open(sys.argv[1]))
-except Exception as e:
-    print("no stats: %s" % e); sys.exit(0)
-t = d.get("totals", {})
-if d.get("lazy") == "on":
-    print("lazy on, %d of %d symbols shown" % (t.get("passed", 0), t.get("scanned", 0)))
-else:
-    print("lazy %s: %s" % (d.get("lazy"), d.get("lazy_reason")))
-PY
-}
-want() { case " ${PERF72_CASES:-cxx cxxdw rustc node system debuginfod gnu_debugdata subcmds corpus} " in *" $1 "*) return 0 ;; esac; return 1; }
+want() { in_list "$1" "${PERF72_CASES:-cxx cxxdw rustc node system debuginfod gnu_debugdata subcmds corpus}"; }
 
 # the programs, built in the root by its own compilers
 cp "$ROOT/tests/corpus/cxx.cpp" "$ROOT/tests/corpus/corpus.h" "$W/"
@@ -186,7 +161,7 @@ if want debuginfod; then
 		port=$((18000 + $$ % 1000))
 		debuginfod -F "$W/dbgsrv" -p $port -d "$T/debuginfod.sqlite" -t0 -g0 >"$T/debuginfod.log" 2>&1 &
 		dpid=$!
-		sbid=$(readelf -n "$W/stripped" | sed -n 's/.*Build ID: *//p' | head -1)
+		sbid=$(bid "$W/stripped")
 		n=0
 		until curl -sf -o /dev/null "http://127.0.0.1:$port/buildid/$sbid/debuginfo" || [ $n -ge 40 ]; do
 			sleep 0.5; n=$((n + 1))
@@ -204,7 +179,7 @@ if want debuginfod; then
 				inr env $DENV LD_PRELOAD=/symlazy/libsymlazy.so SYMLAZY_STATS=/work/out/$n.json \
 					SYMLAZY_CACHE_DIR=/work/cache perf $args -i /work/debuginfod.data \
 					>"$W/out/$n.shim" 2>"$W/out/$n.shim.err"
-				grep -v '^# (Tip: ' "$W/out/$n.stock" >"$W/out/$n.a"; grep -v '^# (Tip: ' "$W/out/$n.shim" >"$W/out/$n.b"
+				notip "$W/out/$n.stock" >"$W/out/$n.a"; notip "$W/out/$n.shim" >"$W/out/$n.b"
 				named=$(grep -c 'corpus::' "$W/out/$n.stock")
 				if [ "$named" -gt 0 ] && cmp -s "$W/out/$n.a" "$W/out/$n.b"; then
 					pass "$n ($named lines named from the fetched debug file, $fetched fetched into \$DEBUGINFOD_CACHE_PATH; identical; $(lazy_of "$W/out/$n.json"))"
@@ -251,7 +226,7 @@ if want gnu_debugdata; then
 		else
 			info "gnu_debugdata/named: stock perf named nothing from .gnu_debugdata"
 		fi
-		mbid=$(readelf -n "$W/mini" | sed -n 's/.*Build ID: *//p' | head -1)
+		mbid=$(bid "$W/mini")
 		if "$PY" - "$W/out/gnu_debugdata/script.json" "$mbid" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

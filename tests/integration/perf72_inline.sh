@@ -22,16 +22,9 @@
 # the sid root cannot be built or entered, or libc6-dbg is missing there.
 # Env: SYMLAZY_ROOT, SYMLAZY_SO.
 set -u
-ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-SO=${SYMLAZY_SO:-$ROOT/build/libsymlazy.so}
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
+. "$(dirname "$0")/../lib/common.sh"
+TEST_PREFIX=perf72_inline/
 T=$ROOT/build/perf72_inline
-failed=0
-pass() { echo "PASS: perf72_inline/$*"; }
-fail() { echo "FAIL: perf72_inline/$*"; failed=1; }
-skip() { echo "SKIP: perf72_inline/$*"; }
-info() { echo "INFO: perf72_inline/$*"; }
 
 . "$ROOT/tests/lib/root.sh"
 root_build perf72_inline sid
@@ -70,9 +63,7 @@ same() {
 		return 1
 	fi
 	cmp -s "$_a" "$_b" && return 0
-	grep -v '^# (Tip: ' "$_a" >"$_a.notip"
-	grep -v '^# (Tip: ' "$_b" >"$_b.notip"
-	cmp -s "$_a.notip" "$_b.notip" && return 0
+	same_notip "$_a" "$_b" && return 0
 	case $1 in *report*) "$PY" "$ROOT/tests/report_same.py" "$_a.notip" "$_b.notip" >/dev/null && return 0 ;; esac
 	diff "$_a" "$_b" | head -6
 	return 1

@@ -21,16 +21,9 @@
 # Runtime about a minute (plus ~5 s to generate the fixture once).
 # Env: SYMLAZY_ROOT (repo root), PERF_SHIM_FIXTURE (fixture dir), PERF (perf).
 set -u
-ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-SO=$ROOT/build/libsymlazy.so
+. "$(dirname "$0")/../lib/common.sh"
 PEAKRSS=$ROOT/build/bin/peakrss
-PY=/usr/bin/python3
-PERF=${PERF:-perf}
 FIX=${PERF_SHIM_FIXTURE:-$ROOT/build/fixture}
-failed=0
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; failed=1; }
-skip() { echo "SKIP: $*"; }
 
 # Memory-bound slack for (c): allocator fragmentation and rounding, 2 ms
 # sampling jitter, and perf allocations that differ between a run that keeps
@@ -40,17 +33,14 @@ SLACK_KB=4096
 # copies alone are > 20 MiB; noise between runs is < 1 MiB).
 MMAP_MIN_SAVING_KB=4096
 
-unset SYMLAZY_MMAP SYMLAZY_MAX_BYTES SYMLAZY_LAZY SYMLAZY_HIDE_ALL SYMLAZY_STATS SYMLAZY_DISABLE
+unset_symlazy_env
 command -v "$PERF" >/dev/null 2>&1 || { skip "perf_shim: perf not installed"; exit 0; }
 [ -f "$SO" ] || { fail "perf_shim: $SO missing (run make)"; exit 1; }
 [ -x "$PEAKRSS" ] || { fail "perf_shim: $PEAKRSS missing (run make)"; exit 1; }
-[ -x "$PY" ] || PY=python3
 
-T=$(mktemp -d /tmp/symlazy-perf-shim.XXXXXX) || exit 1
 WL_PID=""
 cleanup() { [ -n "$WL_PID" ] && kill "$WL_PID" 2>/dev/null; rm -rf "$T"; }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+test_tmpdir perf-shim cleanup
 # perf record fills ~/.debug; keep that out of the caller's HOME.
 export HOME=$T/home
 mkdir -p "$HOME"
@@ -80,7 +70,6 @@ run() {
 }
 kb() { sed -n "s/.*$2=\([0-9]*\).*/\1/p" "$T/$1.rss"; }
 anon() { kb "$1" peak_rss_anon_kb; }
-mib() { awk -v k="$1" 'BEGIN{printf "%.1fMiB", k/1024}'; }
 # jget FILE PYEXPR: evaluate PYEXPR on the JSON document d (prints "ERR" on failure)
 jget() { "$PY" -c 'import json,sys
 try:
@@ -90,8 +79,8 @@ except Exception as e:
 # same NAME_A NAME_B LABEL: byte comparison of two outputs, ignoring the
 # random "# (Tip: ...)" line perf report --stdio prints at the end
 same() {
-	grep -v '^# (Tip: ' "$T/$1.out" >"$T/$1.cmp"
-	grep -v '^# (Tip: ' "$T/$2.out" >"$T/$2.cmp"
+	notip "$T/$1.out" >"$T/$1.cmp"
+	notip "$T/$2.out" >"$T/$2.cmp"
 	if cmp -s "$T/$1.cmp" "$T/$2.cmp"; then
 		pass "$3 ($(wc -l <"$T/$1.cmp") lines identical)"
 	else
@@ -125,7 +114,7 @@ for c in "fp-script script -i $T/fp.data" "fp-report report --stdio -i $T/fp.dat
 	run "$n-lazy" 1 "SYMLAZY_LAZY=on SYMLAZY_STATS=$T/$n-lazy.json" "$@"
 	lz=$(jget "$T/$n-lazy.json" 'd["lazy"]+" "+d.get("lazy_reason","").replace(" ","_")')
 	case $lz in
-	on*) same "$n-stock" "$n-lazy" "a-$n-lazy-identical: SYMLAZY_LAZY=on vs stock (RssAnon $(mib "$(anon "$n-lazy")") vs stock $(mib "$(anon "$n-stock")"))" ;;
+	on*) same "$n-stock" "$n-lazy" "a-$n-lazy-identical: SYMLAZY_LAZY=on vs stock (RssAnon $(mib "$(anon "$n-lazy")")MiB vs stock $(mib "$(anon "$n-stock")")MiB)" ;;
 	*) case $n in
 	   dw-*) fail "a-$n-lazy-identical: shim reports lazy=${lz:-no stats} (DWARF data stays lazy)" ;;
 	   *) skip "a-$n-lazy-identical: shim reports lazy=${lz:-no stats}" ;;
@@ -136,11 +125,11 @@ done
 # ---- (b) mmap lowers peak RssAnon ----------------------------------------
 run fp-script-nommap 1 "SYMLAZY_LAZY=off SYMLAZY_MMAP=0 SYMLAZY_STATS=$T/fp-script-nommap.json" script -i "$T/fp.data"
 st=$(anon fp-script-stock) m0=$(anon fp-script-nommap) m1=$(anon fp-script-shim)
-msg="peak RssAnon stock $(mib "$st"), MMAP=0 $(mib "$m0"), MMAP=1 $(mib "$m1"); RssFile stock $(mib "$(kb fp-script-stock peak_rss_file_kb)"), MMAP=1 $(mib "$(kb fp-script-shim peak_rss_file_kb)"); VmHWM stock $(mib "$(kb fp-script-stock vm_hwm_kb)"), MMAP=1 $(mib "$(kb fp-script-shim vm_hwm_kb)")"
+msg="peak RssAnon stock $(mib "$st")MiB, MMAP=0 $(mib "$m0")MiB, MMAP=1 $(mib "$m1")MiB; RssFile stock $(mib "$(kb fp-script-stock peak_rss_file_kb)")MiB, MMAP=1 $(mib "$(kb fp-script-shim peak_rss_file_kb)")MiB; VmHWM stock $(mib "$(kb fp-script-stock vm_hwm_kb)")MiB, MMAP=1 $(mib "$(kb fp-script-shim vm_hwm_kb)")MiB"
 if [ "$((m1 + MMAP_MIN_SAVING_KB))" -le "$st" ] && [ "$((m1 + MMAP_MIN_SAVING_KB))" -le "$m0" ]; then
 	pass "b-mmap-rssanon: $msg"
 else
-	fail "b-mmap-rssanon: want MMAP=1 at least $(mib $MMAP_MIN_SAVING_KB) below both: $msg"
+	fail "b-mmap-rssanon: want MMAP=1 at least $(mib $MMAP_MIN_SAVING_KB)MiB below both: $msg"
 fi
 mm1=$(jget "$T/fp-script-shim.json" 'sum(1 for x in d["dsos"] if x.get("mmap"))')
 mm0=$(jget "$T/fp-script-nommap.json" 'sum(1 for x in d["dsos"] if x.get("mmap"))')
@@ -256,7 +245,7 @@ floor=$(anon fp-script-floor)
 nfix=$(grep -c "($FIX/" "$T/fp-script-floor.out")
 nfixsym=$(grep "($FIX/" "$T/fp-script-floor.out" | grep -vc ' \[unknown\] (')
 if [ "$nfix" -gt 0 ] && [ "$nfixsym" -eq 0 ]; then
-	pass "c-floor: SYMLAZY_HIDE_ALL=1: all $nfix fixture callchain lines [unknown]; floor RssAnon $(mib "$floor") (stock $(mib "$st"))"
+	pass "c-floor: SYMLAZY_HIDE_ALL=1: all $nfix fixture callchain lines [unknown]; floor RssAnon $(mib "$floor")MiB (stock $(mib "$st")MiB)"
 else
 	fail "c-floor: SYMLAZY_HIDE_ALL=1: $nfixsym of $nfix fixture lines still have a symbol"
 fi
@@ -268,9 +257,9 @@ for B in 1M 8M 32M; do
 	a=$(anon "$n")
 	lim=$(awk -v f="$floor" -v b="$bkb" -v s=$SLACK_KB 'BEGIN{printf "%d", f + 1.1 * b + s}')
 	if [ "$a" -le "$lim" ]; then
-		pass "c-budget-$B-rssanon: $(mib "$a") <= floor $(mib "$floor") + 1.1x$B + $(mib $SLACK_KB) = $(mib "$lim") (stock $(mib "$st"))"
+		pass "c-budget-$B-rssanon: $(mib "$a")MiB <= floor $(mib "$floor")MiB + 1.1x$B + $(mib $SLACK_KB)MiB = $(mib "$lim")MiB (stock $(mib "$st")MiB)"
 	else
-		fail "c-budget-$B-rssanon: $(mib "$a") > floor $(mib "$floor") + 1.1x$B + $(mib $SLACK_KB) = $(mib "$lim") (stock $(mib "$st"))"
+		fail "c-budget-$B-rssanon: $(mib "$a")MiB > floor $(mib "$floor")MiB + 1.1x$B + $(mib $SLACK_KB)MiB = $(mib "$lim")MiB (stock $(mib "$st")MiB)"
 	fi
 	dropped=$(jget "$T/$n.json" 'd["totals"]["dropped"]')
 	nw=$(grep -c '^symlazy: symbol budget' "$T/$n.err")
@@ -307,7 +296,7 @@ if active "$n" "$T/$n.json" "c-budget-1K-debugfile"; then
 	dscan=$(jget "$T/$n.json" '" ".join(sorted(set("%s:%d" % (x.get("path", ""), x.get("dropped", 0)) for x in d["dsos"] if x.get("path", "").startswith("/usr/lib/debug/") or x.get("path", "").endswith("/debug"))))')
 	dvia=$(echo "$r" | sed -n 's/^debug-files: //p')
 	libc=$(ldconfig -p 2>/dev/null | sed -n 's/.*libc\.so\.6 (libc6,x86-64) => //p' | head -1)
-	lbid=$(readelf -n "${libc:-/lib/x86_64-linux-gnu/libc.so.6}" 2>/dev/null | sed -n 's/.*Build ID: *//p' | head -1)
+	lbid=$(bid "${libc:-/lib/x86_64-linux-gnu/libc.so.6}")
 	ldbg=/usr/lib/debug/.build-id/$(echo "$lbid" | cut -c1-2)/$(echo "$lbid" | cut -c3-).debug
 	if [ $rc = 0 ]; then
 		pass "c-budget-1K-lines: $(echo "$r" | head -1)"

@@ -18,20 +18,11 @@
 # Prints PASS:/FAIL:/SKIP:/INFO: lines; INFO gives peak RssAnon of perf diff
 # stock vs lazy (build/bin/peakrss). Env: SYMLAZY_ROOT, SYMLAZY_SO, PERF612.
 set -u
-ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-SO=${SYMLAZY_SO:-$ROOT/build/libsymlazy.so}
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
+. "$(dirname "$0")/../lib/common.sh"
+TEST_PREFIX=subcmds/
 T=$ROOT/build/perf_subcmds
-failed=0
-t0=$(date +%s)
-pass() { echo "PASS: subcmds/$*"; }
-fail() { echo "FAIL: subcmds/$*"; failed=1; }
-skip() { echo "SKIP: subcmds/$*"; }
-info() { echo "INFO: subcmds/$*"; }
 
-unset SYMLAZY_MMAP SYMLAZY_MAX_BYTES SYMLAZY_LAZY SYMLAZY_HIDE_ALL SYMLAZY_STATS SYMLAZY_DISABLE \
-	SYMLAZY_ADDRS SYMLAZY_CACHE_DIR SYMLAZY_INHERIT SYMLAZY_VERBOSE PERF_CONFIG LD_BIND_NOW
+unset_symlazy_env PERF_CONFIG LD_BIND_NOW
 [ -f "$SO" ] || { fail "setup: $SO missing (run make)"; exit 1; }
 PERFS="6.1:$(command -v perf)"
 if [ -z "${PERF612:-}" ]; then
@@ -132,8 +123,8 @@ for pv in $PERFS; do
 		"$ROOT/build/bin/peakrss" -o "$D/rss.stock" -- "$P" diff "$D/a.data" "$D/b.data" >/dev/null 2>&1
 		LD_PRELOAD=$SO "$ROOT/build/bin/peakrss" -o "$D/rss.shim" -- "$P" diff "$D/a.data" "$D/b.data" \
 			>/dev/null 2>&1
-		info "$V/diff peak RssAnon: stock $(sed -n 's/.*peak_rss_anon_kb=\([0-9]*\).*/\1/p' "$D/rss.stock") kB," \
-			"lazy $(sed -n 's/.*peak_rss_anon_kb=\([0-9]*\).*/\1/p' "$D/rss.shim") kB (fixture, 2 recordings)"
+		info "$V/diff peak RssAnon: stock $(rss_anon "$D/rss.stock") kB," \
+			"lazy $(rss_anon "$D/rss.shim") kB (fixture, 2 recordings)"
 	fi
 done
 info "total $(($(date +%s) - t0))s"

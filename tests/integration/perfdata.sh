@@ -13,17 +13,9 @@
 # build/libsymlazy.so: output byte-identical to stock, lazy mode on and
 # every scanned DSO lazy (SYMLAZY_STATS).
 # Prints PASS:/FAIL:/SKIP: lines; exits non-zero on failure.
+. "$(dirname "$0")/../lib/common.sh"
 cd "$(dirname "$0")/../.." || exit 1
-ROOT=${SYMLAZY_ROOT:-$(pwd)}
-CLI=$ROOT/build/bin/symlazy
-SO=$ROOT/build/libsymlazy.so
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
-unset SYMLAZY_MMAP SYMLAZY_MAX_BYTES SYMLAZY_LAZY SYMLAZY_HIDE_ALL SYMLAZY_STATS SYMLAZY_DISABLE SYMLAZY_ADDRS SYMLAZY_CACHE_DIR
-fails=0
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-skip() { echo "SKIP: $*"; }
+unset_symlazy_env
 
 if [ ! -x "$CLI" ]; then
 	make -s build/bin/symlazy >/dev/null 2>&1 || { fail "build symlazy"; exit 1; }
@@ -33,8 +25,7 @@ if ! command -v perf >/dev/null 2>&1 || ! command -v cc >/dev/null 2>&1; then
 	exit 0
 fi
 
-T=$(mktemp -d /tmp/symlazy-perfdata.XXXXXX) || exit 1
-trap 'rm -rf "$T"' EXIT INT TERM
+test_tmpdir perfdata
 cat >"$T/prog.c" <<'EOF'
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,7 +75,7 @@ check() {
 	# in HEADER_BUILD_ID, so fall back to the file's own note (readelf).
 	perf buildid-list -i "$data" 2>/dev/null | while read -r id path; do
 		case "$id" in
-		/*) path=$id; id=$(readelf -n "$path" 2>/dev/null | awk '/Build ID:/ {print $3; exit}') ;;
+		/*) path=$id; id=$(bid "$path") ;;
 		esac
 		[ -n "$id" ] && [ -n "$path" ] && echo "$id $path"
 	done >"$T/$name.bids"
@@ -92,7 +83,7 @@ check() {
 	# DSOs perf resolved but listed without a build-id: read the file's note
 	grep -o '(/[^ ()]*)$' "$T/$name.script" | tr -d '()' | sort -u | while read -r path; do
 		grep -qF " $path" "$T/$name.bids" && continue
-		id=$(readelf -n "$path" 2>/dev/null | awk '/Build ID:/ {print $3; exit}')
+		id=$(bid "$path")
 		[ -n "$id" ] && echo "$id $path"
 	done >>"$T/$name.bids"
 	# Each callchain line: "<hex> <sym...> (<dso>)". Keep user DSOs that have
@@ -174,8 +165,8 @@ lazy() {
 		rs=$?
 		env LD_PRELOAD="$SO" SYMLAZY_STATS="$T/$n.json" perf "$@" >"$T/$n.shim" 2>"$T/$n.shim.err"
 		rz=$?
-		grep -v '^# (Tip: ' "$T/$n.stock" >"$T/$n.a"
-		grep -v '^# (Tip: ' "$T/$n.shim" >"$T/$n.b"
+		notip "$T/$n.stock" >"$T/$n.a"
+		notip "$T/$n.shim" >"$T/$n.b"
 		st=$("$PY" -c 'import json, sys
 try:
     d = json.load(open(sys.argv[1]))
@@ -207,4 +198,4 @@ else
 	fail "lazy: $SO missing (run make)"
 fi
 
-[ "$fails" -eq 0 ]
+[ "$failed" -eq 0 ]

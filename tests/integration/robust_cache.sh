@@ -30,25 +30,18 @@
 #  i) a musl-linked program (musl-gcc) starts with the shim preloaded
 # Prints PASS:/FAIL:/SKIP: lines; exits 1 on failure. About 25 s.
 set -u
-ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-SO=$ROOT/build/libsymlazy.so
-failed=0
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; failed=1; }
-skip() { echo "SKIP: $*"; }
+. "$(dirname "$0")/../lib/common.sh"
 
-unset SYMLAZY_MMAP SYMLAZY_MAX_BYTES SYMLAZY_LAZY SYMLAZY_HIDE_ALL SYMLAZY_STATS SYMLAZY_DISABLE SYMLAZY_ADDRS SYMLAZY_CACHE_DIR SYMLAZY_VERBOSE
+unset_symlazy_env
 [ -f "$SO" ] || { fail "robust_cache: $SO missing (run make)"; exit 1; }
 command -v cc >/dev/null 2>&1 || { skip "robust_cache: no C compiler"; exit 0; }
-T=$(mktemp -d /tmp/symlazy-robust-cache.XXXXXX) || exit 1
 SYSLIB=
 cleanup() {
 	[ -n "$SYSLIB" ] && rm -f "$SYSLIB"
 	chattr -R -i "$T" 2>/dev/null
 	rm -rf "$T"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+test_tmpdir robust-cache cleanup
 chmod 755 "$T"                      # `nobody` runs things from here
 export HOME=$T/home
 mkdir -p "$HOME"

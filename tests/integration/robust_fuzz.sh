@@ -5,16 +5,16 @@
 # Known open bugs (tests/regress/<harness>/known/) are reported as SKIP while
 # they still reproduce. Prints PASS:/FAIL:/SKIP: lines; exits 1 on failure.
 # About 45 s (plus ~20 s to build the harnesses the first time).
-ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$(dirname "$0")/../lib/common.sh"
 cd "$ROOT" || exit 1
 if ! command -v clang >/dev/null 2>&1; then
-	echo "SKIP: robust_fuzz: clang not installed (libFuzzer needs clang)"
+	skip "robust_fuzz: clang not installed (libFuzzer needs clang)"
 	exit 0
 fi
 if ! make -s fuzz-build >/tmp/robust-fuzz-build.$$ 2>&1; then
 	tail -20 /tmp/robust-fuzz-build.$$
 	rm -f /tmp/robust-fuzz-build.$$
-	echo "FAIL: robust_fuzz: make fuzz-build"
+	fail "robust_fuzz: make fuzz-build"
 	exit 1
 fi
 rm -f /tmp/robust-fuzz-build.$$

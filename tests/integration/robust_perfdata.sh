@@ -25,22 +25,13 @@
 # or hang too (perf's undefined behaviour may pick another signal).
 # Prints PASS:/FAIL:/SKIP: lines; exits 1 on failure. About 15 s.
 set -u
-ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-SO=$ROOT/build/libsymlazy.so
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
-failed=0
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; failed=1; }
-skip() { echo "SKIP: $*"; }
+. "$(dirname "$0")/../lib/common.sh"
 
-unset SYMLAZY_MMAP SYMLAZY_MAX_BYTES SYMLAZY_LAZY SYMLAZY_HIDE_ALL SYMLAZY_STATS SYMLAZY_DISABLE SYMLAZY_ADDRS SYMLAZY_CACHE_DIR
+unset_symlazy_env
 [ -f "$SO" ] || { fail "robust_perfdata: $SO missing (run make)"; exit 1; }
 command -v perf >/dev/null 2>&1 || { skip "robust_perfdata: perf not installed"; exit 0; }
 command -v cc >/dev/null 2>&1 || { skip "robust_perfdata: no C compiler"; exit 0; }
-T=$(mktemp -d /tmp/symlazy-robust-perfdata.XXXXXX) || exit 1
-trap 'rm -rf "$T"' EXIT
-trap 'exit 130' INT TERM
+test_tmpdir robust-perfdata
 export HOME=$T/home
 mkdir -p "$HOME"
 

@@ -15,12 +15,8 @@
 #    recording: no sanitizer report, output identical to stock perf.
 # Prints PASS:/FAIL:/SKIP: lines; exits 1 on failure. About 40 s.
 set -u
-ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$(dirname "$0")/../lib/common.sh"
 cd "$ROOT" || exit 1
-failed=0
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; failed=1; }
-skip() { echo "SKIP: $*"; }
 
 command -v clang >/dev/null 2>&1 || { skip "robust_threads: clang not installed"; exit 0; }
 if ! make -s sanitize >/tmp/robust-sanitize.$$ 2>&1; then
@@ -30,10 +26,8 @@ if ! make -s sanitize >/tmp/robust-sanitize.$$ 2>&1; then
 	exit 1
 fi
 rm -f /tmp/robust-sanitize.$$
-T=$(mktemp -d /tmp/symlazy-robust-threads.XXXXXX) || exit 1
-trap 'rm -rf "$T"' EXIT
-trap 'exit 130' INT TERM
-unset SYMLAZY_MMAP SYMLAZY_MAX_BYTES SYMLAZY_LAZY SYMLAZY_HIDE_ALL SYMLAZY_STATS SYMLAZY_DISABLE SYMLAZY_ADDRS SYMLAZY_CACHE_DIR
+test_tmpdir robust-threads
+unset_symlazy_env
 SYMB=$(command -v llvm-symbolizer || echo /usr/bin/llvm-symbolizer-14)
 
 # cmocka NAME BINARY: run a test_threads build, one PASS/FAIL line per test

@@ -4,22 +4,18 @@
 # and nulls every later candidate, random access after a scan is untouched,
 # errno and elf_errmsg() are what libelf said, gelf_getsymshndx is covered,
 # invalid SYMLAZY_MAX_BYTES gives one error line and no budget.
-ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-SO=$ROOT/build/libsymlazy.so
+. "$(dirname "$0")/../lib/common.sh"
 T=$ROOT/build/shim_consumer
 rm -rf "$T"; mkdir -p "$T"; cd "$T" || exit 1
-fail=0
-pass() { echo "PASS: $*"; }
-failt() { echo "FAIL: $*"; fail=1; }
-cc -O1 -o scan "$ROOT/tests/consumer/scan.c" -lelf || { failt build; exit 1; }
+cc -O1 -o scan "$ROOT/tests/consumer/scan.c" -lelf || { fail build; exit 1; }
 ./scan ./scan > stock.txt
 LD_PRELOAD=$SO ./scan ./scan > shim.txt
 if cmp -s stock.txt shim.txt; then pass "passthrough-identical ($(wc -l < stock.txt) lines)"
-else failt "passthrough-identical"; diff stock.txt shim.txt | head; fi
+else fail "passthrough-identical"; diff stock.txt shim.txt | head; fi
 LD_PRELOAD=$SO ./scan ./scan x > shimx.txt; ./scan ./scan x > stockx.txt
-if cmp -s stockx.txt shimx.txt; then pass "getsymshndx-passthrough-identical"; else failt "getsymshndx-passthrough-identical"; fi
+if cmp -s stockx.txt shimx.txt; then pass "getsymshndx-passthrough-identical"; else fail "getsymshndx-passthrough-identical"; fi
 LD_PRELOAD=$SO SYMLAZY_MMAP=0 ./scan ./scan > nommap.txt
-cmp -s stock.txt nommap.txt && pass "nommap-identical" || failt "nommap-identical"
+cmp -s stock.txt nommap.txt && pass "nommap-identical" || fail "nommap-identical"
 
 # exact budget: `scan` is no tool symlazy knows, so core/model/other.c applies:
 # candidates are named, defined symbols of any type but SECTION/FILE, each
@@ -89,18 +85,18 @@ for K in 1 5 9; do
 		if [ "$3" = "$K" ] && [ "$2" = 0 ] && [ "$w" = 1 ] && [ "$rnd_ok" = 1 ] && [ "$used" = "$B" ]; then
 			pass "budget-exact-K$K${x:+-shndx}: $B bytes admit exactly $K candidates ($1 kept, none covering a dropped one), later candidates null, 1 warning, random access untouched"
 		else
-			failt "budget-exact-K$K${x:+-shndx}: kept=$1 admitted=$3 (want $K) bad=$2 warnings=$w random_ok=$rnd_ok charged=$used (want $B)"
+			fail "budget-exact-K$K${x:+-shndx}: kept=$1 admitted=$3 (want $K) bad=$2 warnings=$w random_ok=$rnd_ok charged=$used (want $B)"
 		fi
 	done
 done
 
 grep -e '^bad fd' -e '^past end' stock.txt > e1; grep -e '^bad fd' -e '^past end' shim.txt > e2
-if [ -s e1 ] && cmp -s e1 e2; then pass "errno-and-elf_errmsg-preserved: $(tr '\n' ';' < e1)"; else failt "errno-and-elf_errmsg-preserved"; fi
+if [ -s e1 ] && cmp -s e1 e2; then pass "errno-and-elf_errmsg-preserved: $(tr '\n' ';' < e1)"; else fail "errno-and-elf_errmsg-preserved"; fi
 
 LD_PRELOAD=$SO SYMLAZY_MAX_BYTES=12Q ./scan ./scan > bad.txt 2> bad.err
 if [ "$(grep -c 'invalid SYMLAZY_MAX_BYTES=12Q' bad.err)" = 1 ] && cmp -s bad.txt stock.txt; then
 	pass "bad-budget-value: one error line, unlimited"
-else failt "bad-budget-value"; cat bad.err; fi
+else fail "bad-budget-value"; cat bad.err; fi
 LD_PRELOAD=$SO SYMLAZY_DISABLE=1 SYMLAZY_MAX_BYTES=1 ./scan ./scan > dis.txt 2>&1
-cmp -s dis.txt stock.txt && pass "disable: no effect" || failt "disable"
-exit $fail
+cmp -s dis.txt stock.txt && pass "disable: no effect" || fail "disable"
+exit $failed

@@ -38,20 +38,12 @@
 # Outputs stay in build/srcline/. Prints PASS:/FAIL:/SKIP:/INFO: lines.
 # Env: SYMLAZY_ROOT, SYMLAZY_SO, PERF, PERF612.
 set -u
-ROOT=${SYMLAZY_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-SO=${SYMLAZY_SO:-$ROOT/build/libsymlazy.so}
-PERF=${PERF:-perf}
+. "$(dirname "$0")/../lib/common.sh"
+TEST_PREFIX=srcline/
 PY=$(command -v python3 || true)
 B=$ROOT/build/srcline
-failed=0
-t0=$(date +%s)
-pass() { echo "PASS: srcline/$*"; }
-fail() { echo "FAIL: srcline/$*"; failed=1; }
-skip() { echo "SKIP: srcline/$*"; }
-info() { echo "INFO: srcline/$*"; }
 
-unset SYMLAZY_MMAP SYMLAZY_MAX_BYTES SYMLAZY_LAZY SYMLAZY_HIDE_ALL SYMLAZY_STATS SYMLAZY_DISABLE \
-	SYMLAZY_ADDRS SYMLAZY_CACHE_DIR SYMLAZY_INHERIT SYMLAZY_VERBOSE SYMLAZY_A2L PERF_CONFIG LD_BIND_NOW
+unset_symlazy_env SYMLAZY_A2L PERF_CONFIG LD_BIND_NOW
 command -v "$PERF" >/dev/null 2>&1 || { skip "perf not installed"; exit 0; }
 command -v addr2line >/dev/null 2>&1 || { skip "binutils' addr2line not installed"; exit 0; }
 command -v c++ >/dev/null 2>&1 || { skip "no C++ compiler"; exit 0; }
@@ -139,7 +131,7 @@ fi
 # PROG's build-id or path); the mode carries ":dwarf" when served from the
 # DWARF table and ":handed_over" when that child handed over to binutils
 a2l() {
-	"$PY" - "$1" "$(readelf -n "$B/bin/$2" 2>/dev/null | sed -n 's/.*Build ID: //p' | head -1)" "$B/bin/$2" <<'PY'
+	"$PY" - "$1" "$(bid "$B/bin/$2")" "$B/bin/$2" <<'PY'
 import json, os, sys
 try:
     d = json.load(open(sys.argv[1]))
@@ -167,8 +159,8 @@ same() {
 	_rs=$?
 	SYMLAZY_STATS=$_o.json LD_PRELOAD=$SO "$P" "$@" >"$_o.shim" 2>"$_o.shim.err"
 	_rh=$?
-	grep -v '^# (Tip: ' "$_o.stock" >"$_o.stock.cmp"
-	grep -v '^# (Tip: ' "$_o.shim" >"$_o.shim.cmp"
+	notip "$_o.stock" >"$_o.stock.cmp"
+	notip "$_o.shim" >"$_o.shim.cmp"
 	if [ ! -s "$_o.stock.cmp" ]; then
 		fail "$_v/$_p/$_n: stock perf printed nothing: $(head -2 "$_o.stock.err")"
 	elif [ "$_rs" != "$_rh" ]; then
