@@ -2,8 +2,8 @@
 # a Debian root filesystem (scripts/build-root.sh: made once with debootstrap,
 # cached outside the clone; scripts/in-root.sh: entered with unshare + chroot,
 # as a container is): perf72.sh, perf72_inline.sh, container.sh.
-# The caller sets ROOT (the clone), SO (libsymlazy.so), T (its build dir) and
-# defines pass/fail/skip/info. Setup failures FAIL and exit 1; what this host
+# The caller has sourced tests/lib/common.sh (ROOT, SO, pass/fail/skip/info)
+# and sets T (its build dir). Setup failures FAIL and exit 1; what this host
 # cannot do (not root, no root filesystem, perf record refused) SKIPs with the
 # reason and exits 0.
 
