@@ -112,15 +112,6 @@ if ! inr g++ -O2 -g -fno-omit-frame-pointer -o /work/cxx /work/cxx.cpp >"$T/buil
 	fail "setup: g++ in the root: $(head -3 "$T/build.log")"
 	exit 1
 fi
-rec() { # NAME record-args... -- CMD...
-	_n=$1
-	shift
-	if inr perf record -q -o "/work/$_n.data" "$@" >"$T/$_n.rec.log" 2>&1 && [ -s "$W/$_n.data" ]; then
-		return 0
-	fi
-	fail "$_n/record: $(grep -v schedstat "$T/$_n.rec.log" | head -2)"
-	return 1
-}
 if rec cxx -g -- /work/cxx 1; then
 	cmpp cxx-script script -i /work/cxx.data
 	cmpp cxx-report report --stdio -i /work/cxx.data

@@ -98,15 +98,6 @@ if ! inr g++ -O2 -g -fno-omit-frame-pointer -o /work/cxx /work/cxx.cpp >"$T/buil
 	exit 1
 fi
 
-rec() { # NAME record-args... -- CMD...
-	_n=$1
-	shift
-	if inr perf record -q -o "/work/$_n.data" "$@" >"$T/$_n.rec.log" 2>&1 && [ -s "$W/$_n.data" ]; then
-		return 0
-	fi
-	fail "$_n/record: $(grep -v schedstat "$T/$_n.rec.log" | head -2)"
-	return 1
-}
 hot() { # report.stock DSO: the first symbol of DSO (any user DSO if DSO is "-") with self samples
 	# (not an unresolved "0x..." address, not a "name (inlined)" entry: nothing to annotate)
 	awk -v d="$2" '$2 != "0.00%" && ($4 == d || (d == "-" && $4 !~ /^\[/)) && $5 == "[.]" &&

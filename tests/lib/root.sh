@@ -47,3 +47,16 @@ root_perf() {
 		exit 0
 	fi
 }
+
+# rec NAME record-args... -- CMD...: perf record in the root into
+# /work/NAME.data ($W/NAME.data outside); FAIL NAME/record and 1 when perf
+# record fails or writes nothing.
+rec() {
+	_n=$1
+	shift
+	if inr perf record -q -o "/work/$_n.data" "$@" >"$T/$_n.rec.log" 2>&1 && [ -s "$W/$_n.data" ]; then
+		return 0
+	fi
+	fail "$_n/record: $(grep -v schedstat "$T/$_n.rec.log" | head -2)"
+	return 1
+}
