@@ -56,8 +56,9 @@ if [ $# -gt 0 ]; then
 		[ -f "tests/unit/$unit.c" ] || {
 			echo "run-tests.sh: no test '$name' (tests/unit/$unit.c, tests/integration/$name.sh)" >&2; exit 2; }
 		[ "$build" = 0 ] || ${MAKE:-make} --no-print-directory "build/tests/$unit" || exit 1
-		unit_one "build/tests/$unit"
-		[ "$fail" -gt 0 ] || cat "$LOG/$unit.log"
+		unit_one "build/tests/$unit" >"$LOG/$unit.verdict"
+		cat "$LOG/$unit.log"
+		grep -E '^(PASS|FAIL):' "$LOG/$unit.verdict"
 	else
 		[ "$build" = 0 ] || ${MAKE:-make} --no-print-directory all || exit 1
 		rm -f "$LOG/$name.rc"

@@ -47,7 +47,7 @@ compare() {
 		fail_soft "a2l $name: differs from addr2line ${a:+-a }-i -f on $f"
 		for g in got got2; do
 			cmp "$T/$name.ref" "$T/$name.$g" 2>&1 | head -1
-			diff "$T/$name.ref" "$T/$name.$g" | head -12
+			show_diff "$T/$name.ref" "$T/$name.$g" 12
 		done
 		# the request of the first differing output line
 		l=$(cmp "$T/$name.ref" "$T/$name.got" 2>/dev/null | sed -n 's/.* line \([0-9]*\)$/\1/p')
@@ -73,7 +73,7 @@ compare_dw() {
 		fail_soft "a2l $name: a2l-serve exited $rc1/$rc2: $(head -c 300 "$T/$name.err")"
 	elif ! cmp -s "$T/$name.ref" "$T/$name.got" || ! cmp -s "$T/$name.ref" "$T/$name.got2"; then
 		fail_soft "a2l $name: differs from addr2line ${a:+-a }-i -f on $f ($st)"
-		diff "$T/$name.ref" "$T/$name.got" | head -12
+		show_diff "$T/$name.ref" "$T/$name.got" 12
 	elif [ "$mode" = all ] && [ "$st" != "a2l-serve: answered $q" ]; then
 		fail_soft "a2l $name: identical, but not every one of $q input lines answered in-process ($st)"
 	elif [ "$mode" = over ] && ! echo "$st" | grep -q 'handed over'; then
@@ -199,7 +199,7 @@ if cc -shared -fPIC -O1 -o "$T/libsmall.so" "$T/small.c" 2>/dev/null; then
 		if cmp -s "$T/lines.ref" "$T/lines.got"; then
 			pass "a2l lines${a:+ -a}: odd input lines answered as addr2line does"
 		else
-			fail_soft "a2l lines${a:+ -a}: differs"; diff "$T/lines.ref" "$T/lines.got" | head -12
+			fail_soft "a2l lines${a:+ -a}: differs"; show_diff "$T/lines.ref" "$T/lines.got" 12
 		fi
 	done
 	# a -g build is served from its DWARF (answers with line numbers)

@@ -73,7 +73,7 @@ else
 				pass "bcc-index-$name ($o): $(wc -l <"$name.stock") addresses ($found named) identical to libbcc, ${ans} answered from the index"
 			else
 				fail "bcc-index-$name ($o): answered=${ans:-0}, $(diff "$name.stock" "$name.shim" | grep -c '^>') lines differ"
-				diff "$name.stock" "$name.shim" | head -4
+				show_diff "$name.stock" "$name.shim" 4
 			fi
 		done
 	}
@@ -353,7 +353,7 @@ PY
 			pass "uftrace-budget-$B: replay names every call as stock or by its address ($3 named as stock); the .sym files hold $4 of stock's lines, none stretched over dropped symbols"
 		else
 			fail "uftrace-budget-$B: same-length=$1 wrong names=$2 warnings=$w .sym: $4 symbols, $5 not stock's, $6 stretched"
-			diff u0.txt u$B.txt | head -6
+			show_diff u0.txt u$B.txt 6
 		fi
 	done
 fi

@@ -215,7 +215,7 @@ lk() {  # lk FILE < "off name+0xoff" lines: 0 if symlazy lookup prints the same
 for d in main libbigshared.so; do
 	grep " ($FIX/$d)\$" cs.txt | sed -E 's/^[[:space:]]+//; s/ \([^()]*\)$//' | lk "$FIX/$d" "cc-$d"
 	if [ $? = 0 ] && [ -s "lk-cc-$d.want" ]; then pass "lookup-callchain-$d: $(wc -l <lk-cc-$d.want) offsets, names == perf script"
-	else fail "lookup-callchain-$d: $(diff lk-cc-$d.want lk-cc-$d.got | grep -c '^>') differ"; diff "lk-cc-$d.want" "lk-cc-$d.got" | head -4; fi
+	else fail "lookup-callchain-$d: $(diff lk-cc-$d.want lk-cc-$d.got | grep -c '^>') differ"; show_diff "lk-cc-$d.want" "lk-cc-$d.got" 4; fi
 done
 # (b) sample ips: file offset = ip - MMAP2 start + pgoff (map__map_ip)
 "$PERF" script -i fp.data -F ip,sym,symoff,dso --show-mmap-events -G >ip.txt 2>/dev/null
@@ -244,7 +244,7 @@ for d in main libbigshared.so; do
 	nip=$((nip + $(wc -l <"lk-ip-$d.want")))
 done
 [ $ipbad = 0 ] && [ $nip -gt 0 ] && pass "lookup-sample-ip: $nip sample ips converted with MMAP2 start/pgoff, names == perf script" ||
-	{ fail "lookup-sample-ip: $nip ips, mismatch"; diff lk-ip-main.want lk-ip-main.got | head -4; }
+	{ fail "lookup-sample-ip: $nip ips, mismatch"; show_diff lk-ip-main.want lk-ip-main.got 4; }
 # (c) --json carries the same names
 "$CLI" lookup --json "$FIX/main" $(head -20 lk-cc-main.want | cut -d' ' -f1) >lk.json
 "$PY" -c 'import json,sys
@@ -286,7 +286,7 @@ if cc -O1 -fPIC -shared -o libtiny.so lib.c && cc -O1 -fno-omit-frame-pointer -o
 	r=$?
 	np=$(grep -c '@plt+' "$T/lk-plt.want") no=$(grep -c 'outer+\|inner_label+' "$T/lk-plt.want")
 	if [ $r = 0 ] && [ "$no" -gt 0 ]; then pass "lookup-plt-overlap: $(wc -l <"$T/lk-plt.want") offsets ($np in PLT stubs, $no in outer/inner_label) == perf"
-	else fail "lookup-plt-overlap: $np plt, $no overlap lines"; diff "$T/lk-plt.want" "$T/lk-plt.got" | head -6; fi
+	else fail "lookup-plt-overlap: $np plt, $no overlap lines"; show_diff "$T/lk-plt.want" "$T/lk-plt.got" 6; fi
 	[ "$np" -gt 0 ] || skip "lookup-plt-stub: no sample landed in a PLT stub this time"
 else fail "lookup-plt-overlap: build or perf record failed"; fi
 cd "$T" || exit 1

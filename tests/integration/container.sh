@@ -96,7 +96,7 @@ cmpp() {
 		sed -n 1,3p "$W/out/$_n.shim.err"
 	elif [ "$_same" = no ]; then
 		fail "$_n: output differs: perf $*"
-		diff "$W/out/$_n.a" "$W/out/$_n.b" | head -6
+		show_diff "$W/out/$_n.a" "$W/out/$_n.b" 6
 	elif ! grep -q '"lazy":"on"' "$W/out/$_n.json" 2>/dev/null; then
 		fail "$_n: lazy mode did not run: $_lz"
 	else

@@ -228,7 +228,7 @@ compare() {
 	fi
 	_nd=$(diff "$_o.stock" "$_o.shim" | grep -c '^[<>]')
 	fail "$_c/$_t: output differs ($_nd diff lines; stock < > shim): perf $*"
-	diff "$_o.stock" "$_o.shim" | head -12
+	show_diff "$_o.stock" "$_o.shim" 12
 	if same_notip "$_o.stock" "$_o.shim"; then
 		info "$_c/$_t: only the '# (Tip: ...)' line differs: perf's random() sequence was changed (time is fixed)"
 	fi
@@ -330,7 +330,7 @@ if want c-pie-fp && [ -s "$DATA/c-pie-fp.data" ]; then
 		pass "c-pie-fp/script-lazy-off (identical, stats lazy off)"
 	else
 		fail "c-pie-fp/script-lazy-off: SYMLAZY_LAZY=off output differs or stats not lazy off"
-		diff "$OUT/c-pie-fp.script.stock" "$OUT/c-pie-fp.off.shim" | head -8
+		show_diff "$OUT/c-pie-fp.script.stock" "$OUT/c-pie-fp.off.shim" 8
 	fi
 fi
 run_case c-nopie-fp "-g" leaf_mul lazy "$(bid "$BIN/nopie")" "$BIN/nopie" "$SECS"

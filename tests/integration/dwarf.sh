@@ -151,7 +151,7 @@ compare() {
 		return 0
 	fi
 	fail "$_c/$_t: output differs ($(diff "$_o.stock" "$_o.shim" | grep -c '^[<>]') diff lines): perf $*"
-	diff "$_o.stock" "$_o.shim" | head -12
+	show_diff "$_o.stock" "$_o.shim" 12
 	return 1
 }
 

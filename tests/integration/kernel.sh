@@ -85,7 +85,7 @@ compare() {
 		if ! cmp -s "$name.$v.stock" "$name.$v.lazy" && { [ "$v" = script ] || [ -z "$PY" ] ||
 			! "$PY" "$ROOT/tests/report_same.py" "$name.$v.stock" "$name.$v.lazy" >/dev/null; }; then
 			fail "$name-$v: output differs ($(diff "$name.$v.stock" "$name.$v.lazy" | grep -c '^[<>]') lines)"
-			diff "$name.$v.stock" "$name.$v.lazy" | head -6; continue
+			show_diff "$name.$v.stock" "$name.$v.lazy" 6; continue
 		fi
 		s="" ok=1
 		for kind in $kinds; do

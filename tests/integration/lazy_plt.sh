@@ -48,10 +48,10 @@ echo "info: stock perf script: $n_plt lines in @plt stubs, $n_ov in outer/inner_
 [ "$n_plt" -gt 0 ] || skip "no sample landed in a PLT stub this time"
 SYMLAZY_CACHE_DIR=$T/cache SYMLAZY_STATS=$T/st.json LD_PRELOAD=$SO perf script -i plt.data > lazy.txt 2>lazy.err
 if cmp -s stock.txt lazy.txt; then pass "plt-script-identical ($(wc -l < stock.txt) lines)"
-else fail "plt-script-identical"; diff stock.txt lazy.txt | head -10; fi
+else fail "plt-script-identical"; show_diff stock.txt lazy.txt; fi
 perf report --stdio -i plt.data 2>/dev/null | grep -v '^# (Tip' > rstock.txt
 SYMLAZY_CACHE_DIR=$T/cache LD_PRELOAD=$SO perf report --stdio -i plt.data 2>/dev/null | grep -v '^# (Tip' > rlazy.txt
-if cmp -s rstock.txt rlazy.txt; then pass "plt-report-identical"; else fail "plt-report-identical"; diff rstock.txt rlazy.txt | head; fi
+if cmp -s rstock.txt rlazy.txt; then pass "plt-report-identical"; else fail "plt-report-identical"; show_diff rstock.txt rlazy.txt; fi
 mode=$(/usr/bin/python3 -c "
 import json,sys
 d=json.load(open('$T/st.json'))

@@ -44,7 +44,7 @@ for sub in script report; do
 	SYMLAZY_STATS=$T/$sub.json SYMLAZY_CACHE_DIR=$T/cache LD_PRELOAD=$SO perf $sub $a 2>/dev/null | grep -v '^# (Tip' > $sub.lazy
 	set -- $(mode_of $T/$sub.json /nb symtab)
 	if ! grep -q mid_nb $sub.stock; then fail_soft "nb-$sub: stock names no mid_nb"
-	elif ! cmp -s $sub.stock $sub.lazy; then fail_soft "nb-$sub: output differs"; diff $sub.stock $sub.lazy | head -5
+	elif ! cmp -s $sub.stock $sub.lazy; then fail_soft "nb-$sub: output differs"; show_diff $sub.stock $sub.lazy 5
 	elif [ "$1" != lazy ]; then fail_soft "nb-$sub: identical but nb is $1 ($2)"
 	else pass "nb-$sub: $(wc -l < $sub.stock) lines identical, nb (no build-id) lazy"; fi
 done
@@ -82,7 +82,7 @@ set -- $(mode_of $T/rs.json libLLVM symtab)
 llvm="$1 $2"
 set -- $(mode_of $T/rs.json librustc_driver symtab)
 drv="$1 $2"
-if ! cmp -s rs.stock rs.lazy; then fail_soft "rustc-script: output differs"; diff rs.stock rs.lazy | head -5
+if ! cmp -s rs.stock rs.lazy; then fail_soft "rustc-script: output differs"; show_diff rs.stock rs.lazy 5
 elif [ "${llvm%% *}" != lazy ]; then fail_soft "rustc-script: identical but libLLVM is $llvm"
 else pass "rustc-script: $(wc -l < rs.stock) lines identical; libLLVM $llvm, librustc_driver $drv"; fi
 

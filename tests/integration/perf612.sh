@@ -117,7 +117,7 @@ cmp_run() {
 		return 0
 	else
 		fail "$_n: output differs: perf $*"
-		diff "$T/out/$_n.stock" "$T/out/$_n.shim" | head -8
+		show_diff "$T/out/$_n.stock" "$T/out/$_n.shim" 8
 	fi
 	return 1
 }

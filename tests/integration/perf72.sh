@@ -70,7 +70,7 @@ cmp72() {
 		return 0
 	else
 		fail "$_n: output differs: perf $*"
-		diff "$W/out/$_n.stock" "$W/out/$_n.shim" | head -8
+		show_diff "$W/out/$_n.stock" "$W/out/$_n.shim" 8
 	fi
 	return 1
 }

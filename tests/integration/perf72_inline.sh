@@ -65,7 +65,7 @@ same() {
 	cmp -s "$_a" "$_b" && return 0
 	same_notip "$_a" "$_b" && return 0
 	case $1 in *report*) "$PY" "$ROOT/tests/report_same.py" "$_a.notip" "$_b.notip" >/dev/null && return 0 ;; esac
-	diff "$_a" "$_b" | head -6
+	show_diff "$_a" "$_b" 6
 	return 1
 }
 

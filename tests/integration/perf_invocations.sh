@@ -42,7 +42,7 @@ check() {
 	grep -v '^# (Tip' "$name.stock" > "$name.s"; grep -v '^# (Tip' "$name.lazy" > "$name.l"
 	st=$(stats_of "$T/$name.json")
 	if [ ! -s "$name.s" ]; then fail_soft "$name: stock printed nothing"
-	elif ! cmp -s "$name.s" "$name.l"; then fail_soft "$name: output differs ($st)"; diff "$name.s" "$name.l" | head -5
+	elif ! cmp -s "$name.s" "$name.l"; then fail_soft "$name: output differs ($st)"; show_diff "$name.s" "$name.l" 5
 	elif [ "${st%% *}" != "lazy=on" ] || ! echo "$st" | grep -q 'mode=lazy'; then fail_soft "$name: identical but not lazy ($st)"
 	else pass "$name: $(wc -l < "$name.s") lines identical, $st"; fi
 }
@@ -79,7 +79,7 @@ for g in fractal graph; do
 	if [ -s frac.$g.s ] && cmp -s frac.$g.s frac.$g.l && echo "$st" | grep -q 'mode=lazy'; then
 		pass "report-g-$g: $(wc -l < frac.$g.s) lines identical ($nrem remainder lines compared without ' (inlined)'), $st"
 	else
-		fail_soft "report-g-$g: differs or not lazy ($st)"; diff frac.$g.s frac.$g.l | head -5
+		fail_soft "report-g-$g: differs or not lazy ($st)"; show_diff frac.$g.s frac.$g.l 5
 	fi
 done
 

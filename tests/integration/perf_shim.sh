@@ -85,7 +85,7 @@ same() {
 		pass "$3 ($(wc -l <"$T/$1.cmp") lines identical)"
 	else
 		fail "$3 (output differs: $(diff "$T/$1.cmp" "$T/$2.cmp" | grep -c '^>') lines; first:)"
-		diff "$T/$1.cmp" "$T/$2.cmp" | head -6
+		show_diff "$T/$1.cmp" "$T/$2.cmp" 6
 	fi
 }
 # active NAME JSON LABEL: the shim ran and wrote stats with scanned symbols
@@ -460,7 +460,7 @@ EOF
 			pass "e-bcc-sym: $n addresses, same names with and without the shim, all expected (without shim: $exp_bad unexpected)"
 		else
 			fail "e-bcc-sym: $n addresses: $got_bad unexpected names with the shim ($exp_bad without); diff:"
-			diff "$T/bcc-none.out" "$T/bcc-shim.out" | head -6
+			show_diff "$T/bcc-none.out" "$T/bcc-shim.out" 6
 			head -5 "$T/bcc-shim.err"
 		fi
 	else

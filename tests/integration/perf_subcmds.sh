@@ -79,7 +79,7 @@ same() {
 		fail "$_v/$_n: stock perf wrote nothing: $(head -2 "$_d/$_n.stock.err")"
 	elif ! cmp -s "$_d/$_n.stock" "$_d/$_n.shim"; then
 		fail "$_v/$_n: output differs ($_st)"
-		diff "$_d/$_n.stock" "$_d/$_n.shim" | head -6
+		show_diff "$_d/$_n.stock" "$_d/$_n.shim" 6
 	elif [ "$_st" != "lazy=on fixture=lazy($_scans scans) reason=-" ]; then
 		fail "$_v/$_n: identical, but $_st (want lazy on, $_scans fixture scans lazy)"
 	else

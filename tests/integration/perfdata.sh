@@ -177,7 +177,7 @@ print("lazy=%s dsos=%d modes=%s addrs=%d reason=%s" % (d["lazy"], len(d["dsos"])
       ",".join(modes) or "none", d["addrs"], d.get("lazy_reason", "").replace(" ", "_") or "-"))' "$T/$n.json")
 		if ! cmp -s "$T/$n.a" "$T/$n.b"; then
 			fail "$n: output differs from stock ($(diff "$T/$n.a" "$T/$n.b" | grep -c '^>') lines; $st)"
-			diff "$T/$n.a" "$T/$n.b" | head -4
+			show_diff "$T/$n.a" "$T/$n.b" 4
 		elif [ "$rs" != "$rz" ] || ! cmp -s "$T/$n.stock.err" "$T/$n.shim.err"; then
 			fail "$n: exit $rz / stderr differ from stock (exit $rs): $(head -2 "$T/$n.shim.err" | tr '\n' ' ')"
 		else

@@ -507,7 +507,7 @@ if cc -O1 -o "$T/errno" "$T/errno.c" -lelf 2>"$T/cc.err"; then
 		if ! cmp -s "$T/errno.stock" "$T/errno.shim"; then
 			ok=0
 			fail "errno-preserved [${mode:-defaults}]: errno/elf_errno differ from stock:"
-			diff "$T/errno.stock" "$T/errno.shim" | head -8
+			show_diff "$T/errno.stock" "$T/errno.shim" 8
 		fi
 	done
 	[ $ok = 1 ] && pass "errno-preserved: $(grep -c . "$T/errno.stock") libelf calls (bad fds, directory, pipe, empty and non-ELF files, NULL and out-of-range arguments): errno and elf_errmsg/elf_errno identical to stock under 4 shim configurations"

@@ -117,7 +117,7 @@ EOF2
 					pass "asan-perf: perf $cmd with the ASan+UBSan shim, $mode: clean, $(wc -l <"$T/$n.stock") lines identical to stock (lazy=$(sed -n 's/.*"lazy":"\([a-z]*\)".*/\1/p' "$T/$n.json"))"
 				else
 					fail "asan-perf: perf $cmd with $mode: output differs from stock"
-					diff "$T/$n.stock" "$T/$n.asan.cmp" | head -6
+					show_diff "$T/$n.stock" "$T/$n.asan.cmp" 6
 				fi
 			done
 		done

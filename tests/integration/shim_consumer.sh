@@ -11,7 +11,7 @@ cc -O1 -o scan "$ROOT/tests/consumer/scan.c" -lelf || { fail build; exit 1; }
 ./scan ./scan > stock.txt
 LD_PRELOAD=$SO ./scan ./scan > shim.txt
 if cmp -s stock.txt shim.txt; then pass "passthrough-identical ($(wc -l < stock.txt) lines)"
-else fail "passthrough-identical"; diff stock.txt shim.txt | head; fi
+else fail "passthrough-identical"; show_diff stock.txt shim.txt; fi
 LD_PRELOAD=$SO ./scan ./scan x > shimx.txt; ./scan ./scan x > stockx.txt
 if cmp -s stockx.txt shimx.txt; then pass "getsymshndx-passthrough-identical"; else fail "getsymshndx-passthrough-identical"; fi
 LD_PRELOAD=$SO SYMLAZY_MMAP=0 ./scan ./scan > nommap.txt

@@ -172,7 +172,7 @@ same() {
 		pass "$_v/$_p/$_n: $(wc -l <"$_o.stock.cmp") lines, $_why; $(a2l "$_o.json" "$_p")"
 	elif ! cmp -s "$_o.stock.cmp" "$_o.shim.cmp"; then
 		fail "$_v/$_p/$_n: output differs ($(a2l "$_o.json" "$_p"))"
-		diff "$_o.stock.cmp" "$_o.shim.cmp" | head -6
+		show_diff "$_o.stock.cmp" "$_o.shim.cmp" 6
 	else
 		pass "$_v/$_p/$_n: $(wc -l <"$_o.stock.cmp") lines identical; $(a2l "$_o.json" "$_p")"
 	fi
@@ -261,7 +261,7 @@ if [ -f "$D" ]; then
 		pass "6.1/budget: the program's frames as stock --no-inline ($(wc -l <"$O.budget.shim.own") lines), one stderr line ($st)"
 	else
 		fail "6.1/budget: $st; stderr lines $nl; $(cmp "$O.noinline.stock.own" "$O.budget.shim.own" 2>&1 | head -1)"
-		diff "$O.noinline.stock.own" "$O.budget.shim.own" | head -4
+		show_diff "$O.noinline.stock.own" "$O.budget.shim.own" 4
 	fi
 fi
 # stale table: a library without debug information rewritten in place with
@@ -299,7 +299,7 @@ if cc -O2 -fPIC -shared -o "$D/libhot.so" "$D/lib.c" && cc -O2 -o "$D/main" "$D/
 		pass "6.1/stale: a library rewritten in place (size, mtime, inode kept): identical"
 	else
 		fail "6.1/stale: output differs after the library was rewritten in place"
-		diff "$D/stock" "$D/shim" | head -4
+		show_diff "$D/stock" "$D/shim" 4
 	fi
 else
 	fail "6.1/stale: setup failed"
