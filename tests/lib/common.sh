@@ -8,9 +8,9 @@
 #   SO       the shim: $SYMLAZY_SO or $ROOT/build/libsymlazy.so
 #   CLI      the symlazy command, $ROOT/build/bin/symlazy
 #   PERF     $PERF or perf (found on PATH when run)
-#   PY       /usr/bin/python3, or python3 on PATH when that is missing
-#            (Debian's interpreter first: a pyenv python3 on PATH may lack
-#            what the helper .py files import)
+#   PY       /usr/bin/python3 (the system's, not whatever python3 is first
+#            on PATH), or python3 when that is missing; corpus.sh, dwarf.sh,
+#            kernel.sh and srcline.sh set PY to PATH's python3 themselves
 #   failed   0; fail sets it to 1, so a script ends with `exit $failed`
 #   t0       the start time (seconds), for closing "total Ns" INFO lines
 #   TEST_PREFIX  empty; a script that names its cases "perf612/..." sets it
@@ -29,8 +29,8 @@ failed=0
 t0=$(date +%s)
 TEST_PREFIX=
 
-# echo, not printf: the lines stay byte-identical to what the scripts printed
-# with their own copies (dash's echo expands backslash escapes).
+# echo, not printf: the messages are written for sh's echo (dash's expands
+# backslash escapes), and their bytes are what the logs have always shown.
 pass() { echo "PASS: $TEST_PREFIX$*"; }
 # fail: a FAIL line, and the script's exit status becomes 1
 fail() { echo "FAIL: $TEST_PREFIX$*"; failed=1; }
