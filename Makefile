@@ -8,6 +8,13 @@ CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -D_GNU_SOURCE -fPIC $(WARN) -I.
 SO_FLAGS := -fvisibility=hidden
 LIBS     := -lpthread -ldl
+# Each compile also writes build/dep/TARGET.d: the headers its source includes
+# (-MMD: not system headers), each also as an empty target (-MP: a deleted
+# header does not stop the build). They live apart from the outputs, so globs
+# such as build/tests/test_* (tests/run-tests.sh) see programs only; the end of
+# this Makefile reads them: touching a header rebuilds only what includes it.
+DEPFILE   = $(B)/dep/$(patsubst $(B)/%,%,$@).d
+DEPFLAGS  = -MMD -MP -MT $@ -MF $(DEPFILE)
 
 # The library under shim/ and cmd/, one way down (tests/integration/layout.sh):
 #   core/ (decisions, core/model/: one file per tool and version)
@@ -30,8 +37,6 @@ UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 # (measuring aids), built apart
 TOOL_SRC  := $(filter-out scripts/heapacct.c scripts/dieranges-exp.c,$(wildcard scripts/*.c))
 CMD_SRC   := $(wildcard cmd/*.c)
-HDRS      := $(foreach d,$(LIB_DIRS) shim,$(wildcard $(d)/*.h))
-CMD_HDRS  := $(wildcard cmd/*.h)
 
 SO        := $(B)/libsymlazy.so
 CORE_A   := $(B)/libsymlazy_core.a
@@ -43,21 +48,21 @@ MAN_PAGES := doc/symlazy.1 doc/libsymlazy.7
 .PHONY: all deps check demo bench install clean sanitize fuzz unit deb
 all: $(SO) $(TOOL_BIN) $(CMD_BIN) $(B)/bin/heapacct.so
 
-$(B)/so/%.o: %.c $(HDRS)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SO_FLAGS) -c $< -o $@
+$(B)/so/%.o: %.c
+	@mkdir -p $(dir $@) $(dir $(DEPFILE))
+	$(CC) $(CFLAGS) $(SO_FLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(B)/lib/%.o: %.c $(HDRS)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+$(B)/lib/%.o: %.c
+	@mkdir -p $(dir $@) $(dir $(DEPFILE))
+	$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(B)/so/%.o: %.cc $(HDRS)
-	@mkdir -p $(dir $@)
-	$(CXX) $(CXXFLAGS_CORE) $(SO_FLAGS) -c $< -o $@
+$(B)/so/%.o: %.cc
+	@mkdir -p $(dir $@) $(dir $(DEPFILE))
+	$(CXX) $(CXXFLAGS_CORE) $(SO_FLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(B)/lib/%.o: %.cc $(HDRS)
-	@mkdir -p $(dir $@)
-	$(CXX) $(CXXFLAGS_CORE) -c $< -o $@
+$(B)/lib/%.o: %.cc
+	@mkdir -p $(dir $@) $(dir $(DEPFILE))
+	$(CXX) $(CXXFLAGS_CORE) $(DEPFLAGS) -c $< -o $@
 
 # The shim exports only the interposed libelf names (SYMLAZY_EXPORT); it does
 # not link libelf: real functions are found at run time (shim/resolve.c).
@@ -69,9 +74,9 @@ $(CORE_A): $(call OBJ,lib,$(CORE_SRC) $(CORE_PROG_SRC))
 	@rm -f $@
 	ar rcs $@ $^
 
-$(B)/tests/%: tests/unit/%.c $(CORE_A) $(HDRS) tests/unit/testutil.h
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(CORE_A) -lcmocka -lelf -liberty -lzstd $(LIBS) $(TEST_LIBS)
+$(B)/tests/%: tests/unit/%.c $(CORE_A)
+	@mkdir -p $(dir $@) $(dir $(DEPFILE))
+	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(CORE_A) -lcmocka -lelf -liberty -lzstd $(LIBS) $(TEST_LIBS)
 
 # the perf 6.12 and 7.2 models' tests call libstdc++'s __cxa_demangle (what
 # a distribution perf 6.12 or 7.2 demangles C++ names with)
@@ -81,30 +86,30 @@ $(B)/tests/test_symindex: TEST_LIBS += -lstdc++
 # test_abbrevord reads both copies back with libdw (the reference)
 $(B)/tests/test_abbrevord: TEST_LIBS += -ldw
 
-$(B)/bin/%: scripts/%.c $(CORE_A) $(HDRS)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(CORE_A) -lelf -liberty $(LIBS)
+$(B)/bin/%: scripts/%.c $(CORE_A)
+	@mkdir -p $(dir $@) $(dir $(DEPFILE))
+	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(CORE_A) -lelf -liberty $(LIBS)
 
 # the malloc accountant (scripts/heapacct.c): libc only, never linked into the shim
 $(B)/bin/heapacct.so: scripts/heapacct.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -shared -o $@ $< -ldl
+	@mkdir -p $(dir $@) $(dir $(DEPFILE))
+	$(CC) $(CFLAGS) $(DEPFLAGS) -shared -o $@ $< -ldl
 
 # the option (a) experiment of doc/perf.md (not in `all`: writes into libdw's
 # private struct Dwarf; needs libdw's headers)
 $(B)/bin/dieranges-exp.so: scripts/dieranges-exp.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -shared -o $@ $< -ldw -ldl
+	@mkdir -p $(dir $@) $(dir $(DEPFILE))
+	$(CC) $(CFLAGS) $(DEPFLAGS) -shared -o $@ $< -ldw -ldl
 
 # The `symlazy` command (cmd/): one binary, one module per subcommand.
 # the multiarch library directory the command also searches (cmd/common.c)
 MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
-$(B)/cmd/%.o: cmd/%.c $(HDRS) $(CMD_HDRS)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(if $(MULTIARCH),-DSYMLAZY_MULTIARCH='"$(MULTIARCH)"') -Icmd -c $< -o $@
+$(B)/cmd/%.o: cmd/%.c
+	@mkdir -p $(dir $@) $(dir $(DEPFILE))
+	$(CC) $(CFLAGS) $(if $(MULTIARCH),-DSYMLAZY_MULTIARCH='"$(MULTIARCH)"') -Icmd $(DEPFLAGS) -c $< -o $@
 
 $(CMD_BIN): $(patsubst cmd/%.c,$(B)/cmd/%.o,$(CMD_SRC)) $(CORE_A)
-	@mkdir -p $(dir $@)
+	@mkdir -p $(dir $@) $(dir $(DEPFILE))
 	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(CORE_A) -lelf -liberty $(LIBS)
 
 unit: $(UNIT_BIN)
@@ -153,3 +158,5 @@ clean:
 	rm -rf $(B)
 -include mk/robust.mk
 -include mk/doc.mk
+# the header dependencies every compile above (and mk/robust.mk's) wrote
+-include $(shell find $(B)/dep -name '*.d' 2>/dev/null)

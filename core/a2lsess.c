@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * a2lsess.c - perf's addr2line children served without exec (issue 20; the
- * picture: core/a2lsess.h). The decision is here; what binutils answers is
+ * a2lsess.c - perf's addr2line children served without exec (the picture:
+ * core/a2lsess.h). The decision is here; what binutils answers is
  * srcline/a2l.h.
  */
 #include <errno.h>

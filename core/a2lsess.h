@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * a2lsess.h - perf's addr2line children (issue 20). perf 6.1 and 6.12 built
+ * a2lsess.h - perf's addr2line children. perf 6.1 and 6.12 built
  * without libbfd (Debian's) resolve inline frames and source lines by forking
  * one long-running `addr2line -e DSO -i -f` per DSO (6.12: `-a -i -f`) and
  * asking it one address at a time (tools/perf/util/srcline.c addr2line();

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dwarfsec.h - libdw's compressed debug sections served from the page cache
- * (issue 20). When libdw opens an ELF file (elfutils libdwfl/open.c
+ * dwarfsec.h - libdw's compressed debug sections served from the page cache.
+ * When libdw opens an ELF file (elfutils libdwfl/open.c
  * __libdw_open_file: elf_begin(fd, ELF_C_READ_MMAP, NULL)) that holds
  * SHF_COMPRESSED sections, the shim asks here for the decompressed copy of
  * that file (index/dbgsec.h) and gives elf_begin the copy's descriptor: libelf

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * core/inputs.c - the perf.data files a perf run reads and the pre-pass over
- * them (issue 19). perf script/report/annotate and perf data convert read
+ * them. perf script/report/annotate and perf data convert read
  * one; perf diff reads every file data_init names, each in its own session
  * (own maps and DSOs, each DSO's symbols loaded once per session), so the
  * addresses shown per DSO are the union over the files: a keep-set that

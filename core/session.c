@@ -55,7 +55,7 @@ int sl_session_config(struct sl_session *s, const char *(*get)(const char *name)
 	s->stats_tail = &s->stats_head;
 	pthread_mutex_init(&s->stats_lock, NULL);
 	pthread_mutex_init(&s->cache_lock, NULL);
-	s->text_stats_tail = &s->text_stats_head;       /* issue 11 */
+	s->text_stats_tail = &s->text_stats_head;       /* text sources' stats (core/textsess.c) */
 	pthread_mutex_init(&s->text_lock, NULL);
 	config_load(&s->cfg, get);
 	s->getenv_fn = get;
@@ -125,7 +125,7 @@ static int lazy_target(struct sl_session *s, struct sl_why *why)
 	s->annotate = inv.annotate;
 	if (inv.symfs)
 		snprintf(s->symfs, sizeof(s->symfs), "%s", inv.symfs);
-	if (inv.kallsyms)        /* issue 11 */
+	if (inv.kallsyms)        /* perf reads this file instead of /proc/kallsyms */
 		snprintf(s->kallsyms_arg, sizeof(s->kallsyms_arg), "%s", inv.kallsyms);
 	r = sl_inputs_take(s, &inv, why);
 	sl_cmdline_free(argv);
@@ -230,7 +230,7 @@ static void setup_lazy(struct sl_session *s)
 		struct pd_kernel k = s->addrs.kern;
 
 		set_lazy_why(s, SL_R_LBR_CALLSTACK, NULL);
-		/* issue 11: kernel callchains and sample IPs need no unwinding:
+		/* kernel callchains and sample IPs need no unwinding:
 		 * kallsyms stays lazy */
 		memset(&s->addrs.kern, 0, sizeof(s->addrs.kern));
 		perfdata_free(&s->addrs);
@@ -239,7 +239,7 @@ static void setup_lazy(struct sl_session *s)
 		s->totals.kernel_addrs = k.nr_addrs;
 		return;
 	}
-	/* issue 11: kernel (1) and JIT (2) addresses known; frames perf unwinds
+	/* kernel (1) and JIT (2) addresses known; frames perf unwinds
 	 * from DWARF stack dumps may run through JIT code the collector does not
 	 * follow, so with DWARF samples perf maps are served whole */
 	s->text_lazy = (s->addrs.flags & PD_F_DWARF_UNWIND) ? 1 : 3;
@@ -293,7 +293,7 @@ void sl_session_setup(struct sl_session *s, const struct elf_ops *ops)
 	}
 	sl_bcc_registry_init(&s->bcc, ops, s->getenv_fn);
 	setup_lazy(s);
-	sl_a2l_prepare(s);      /* issue 20: before perf forks an addr2line */
+	sl_a2l_prepare(s);      /* before perf forks an addr2line (core/a2lsess.h) */
 }
 
 int sl_session_addrs_inside(struct sl_session *s, const struct pd_dso *dso,
@@ -365,7 +365,7 @@ void sl_session_report(struct sl_session *s)
 	}
 	s->totals.charged_bytes = atomic_load(&s->budget.used);
 	s->totals.refused_bytes = atomic_load(&s->budget.refused);
-	pthread_mutex_lock(&s->text_lock);       /* issue 11 */
+	pthread_mutex_lock(&s->text_lock);       /* core/textsess.c appends under it */
 	s->totals.texts = s->text_stats_head;
 	pthread_mutex_unlock(&s->text_lock);
 	s->totals.a2l = s->a2l;
@@ -880,7 +880,7 @@ static void begin_scan(struct sl_session *s, struct sl_table *t, struct sl_dso *
 			st->mode = "passthrough";
 			GElf_Ehdr eh;
 
-			/* issue 11: eager with the reason; perf's ELF kernel path
+			/* eager with the reason; perf's ELF kernel path
 			 * (symbol-elf.c: the ref_reloc_sym pre-scan, per-section kernel
 			 * maps in dso__process_kernel_symbol, .ko section relocation)
 			 * is not mirrored */

@@ -93,15 +93,15 @@ struct sl_session {
 	pthread_mutex_t stats_lock;
 	struct scan_stats *stats_head, **stats_tail;
 	struct stats_totals totals;
-	/* Added (issue 11): text symbol sources (core/textsess.c) */
+	/* text symbol sources (core/textsess.c) */
 	int text_lazy;                   /* from perf.data: 1 kernel, 2 JIT addresses known */
-	struct sl_why kernel_why;        /* Added (issue 19): set when kallsyms is served whole
+	struct sl_why kernel_why;        /* set when kallsyms is served whole
 					  * though kernel addresses are known (perf diff
 					  * inputs that record different kernel maps) */
-	unsigned sym_priv;               /* Added (issue 19): heap bytes perf adds to every
+	unsigned sym_priv;               /* heap bytes perf adds to every
 					  * symbol (symbol_conf.priv_size: perf diff's
 					  * symbol__annotation_init), for the budget */
-	char *inputs[SL_INV_MAX_INPUTS]; /* Added (issue 19): the perf.data files the run reads
+	char *inputs[SL_INV_MAX_INPUTS]; /* the perf.data files the run reads
 					  * (perf diff: several; core/inputs.c) */
 	int nr_inputs;
 	char kallsyms_arg[PATH_MAX];     /* perf's --kallsyms FILE, "" if none */
@@ -116,7 +116,7 @@ struct sl_session {
 	pthread_mutex_t charged_lock;
 	struct sl_charged *charged;
 	uint8_t *addrs_warned;           /* per SYMLAZY_ADDRS DSO: outside-range warning given */
-	/* Added (issue 20): the model is perf's version (not a fallback), and
+	/* the model is perf's version (not a fallback), and
 	 * what perf's addr2line children did (core/a2lsess.c: a page shared
 	 * with them, created before the first fork, NULL if none) */
 	int model_matched;
@@ -180,7 +180,7 @@ int sl_session_bcc_answers(const struct sl_session *s);
 void sl_session_report(struct sl_session *s);
 
 /*
- * Added (issue 11): sl_session_text_kind - is @path a text symbol source
+ * sl_session_text_kind - is @path a text symbol source
  * lazy mode serves (textsrc.h sl_text_classify, with this run's --kallsyms)?
  * String compares only; SL_TEXT_NONE before sl_session_setup or when lazy
  * mode is off (except SYMLAZY_HIDE_ALL, which hides perf maps too).
@@ -322,7 +322,7 @@ void sl_table_filter_ctx(struct sl_session *s, struct sl_table *t, struct sl_dso
 int sl_session_bcc_plan(struct sl_session *s, const char *path, const struct sl_bcc_option *opt,
 			const struct sl_model *m, struct sl_bcc_plan *out);
 
-/* core/inputs.c (issue 19): the perf.data files of @inv (perf diff: every
+/* core/inputs.c: the perf.data files of @inv (perf diff: every
  * one) into s->inputs, after the checks lazy mode needs (a file or a perf
  * record --threads directory; no pipe). 1, or 0 with @why set. */
 int sl_inputs_take(struct sl_session *s, const struct sl_invocation *inv, struct sl_why *why);

@@ -27,7 +27,7 @@ struct scan_stats {
 	int mmap;                   /* Elf opened through a file mapping */
 };
 
-/* Added (issue 11): one text symbol source perf opened (kallsyms, perf map). */
+/* One text symbol source perf opened (kallsyms, perf map). */
 struct text_stats {
 	struct text_stats *next;
 	char path[PATH_MAX];
@@ -54,15 +54,16 @@ struct stats_totals {
 	 * from an index, passed to libdwfl, indexes built / mapped from the
 	 * cache, modules libdwfl answers itself (unmodelable or too few calls) */
 	uint64_t dwfl_lookups, dwfl_answered, dwfl_library, dwfl_built, dwfl_cached, dwfl_unmodelable;
-	/* Added (issue 11) */
+	/* kernel addresses read from perf.data, processes with JIT mappings, and
+	 * the text sources perf opened (core/textsess.c) */
 	uint64_t kernel_addrs, jit_dsos;
 	const struct text_stats *texts;
 	/* libbcc symcache answers (bccsyms.h): from the index, by the real libbcc,
 	 * caches tracked, indexes built and reused */
 	uint64_t bcc_answered, bcc_delegated, bcc_caches, bcc_built, bcc_reused;
-	/* Added (issue 20): what perf's addr2line children did (core/a2lsess.h) */
+	/* what perf's addr2line children did (core/a2lsess.h) */
 	const struct sl_a2l_shared *a2l;
-	/* Added (issue 20): libdw's Elf handles served from a decompressed copy
+	/* libdw's Elf handles served from a decompressed copy
 	 * (core/dwarfsec.c): files, sections and their inflated bytes, copies
 	 * written this run, files with compressed sections left to libdw */
 	uint64_t dbg_files, dbg_sections, dbg_bytes, dbg_built, dbg_left;

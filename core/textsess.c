@@ -64,7 +64,7 @@ static void build(struct sl_session *s, struct sl_text_src *src)
 		return;
 	}
 	if (src->kind == SL_TEXT_KALLSYMS && s->kernel_why.code != SL_R_NONE) {
-		src->t.why = s->kernel_why;      /* issue 19: perf diff inputs differ */
+		src->t.why = s->kernel_why;      /* perf diff inputs differ (core/inputs.c) */
 		return;
 	}
 	fd = open(src->path, O_RDONLY | O_CLOEXEC);

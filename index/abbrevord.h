@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * abbrevord.h - unit DIE abbreviations first (issue 20).
+ * abbrevord.h - unit DIE abbreviations first.
  *
  * libdwfl's address lookup (elfutils 0.196 libdwfl/cu.c addrarange ->
  * libdw/dwarf_getaranges.c __libdw_getdieranges) interns every unit of a

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dbgsec.h - compressed debug sections as file-backed data (issue 20).
+ * dbgsec.h - compressed debug sections as file-backed data.
  *
  * libdw decompresses every SHF_COMPRESSED .debug_* section it reads onto the
  * heap (elfutils libdw/dwarf_begin_elf.c check_section: elf_compress(scn, 0,

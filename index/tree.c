@@ -519,7 +519,7 @@ int symindex_replay(const struct symidx *idx, const struct symidx_src *src,
 	return r;
 }
 
-/* Added for core/lookup.c (the `symlazy lookup` API): perf's whole load
+/* For core/lookup.c (the `symlazy lookup` API): perf's whole load
  * replayed once for @naddrs addresses, without a keep-set (see symindex.h). */
 int symindex_replay_ids(const struct symidx *idx, const struct symidx_src *src,
 			const struct symidx_layout *lay, const uint64_t *addrs, size_t naddrs,

@@ -49,21 +49,21 @@ FUZZ_REPLAY_SECONDS ?= 10
 .PHONY: sanitize fuzz fuzz-build fuzz-replay fuzz-seeds
 
 # ---- sanitizer shims and programs ---------------------------------------
-$(B)/asan/obj/%.o: %.c $(HDRS)
-	@mkdir -p $(dir $@)
-	$(CLANG) $(SAN_CFLAGS) $(ASAN_SAN) $(SO_FLAGS) -c $< -o $@
+$(B)/asan/obj/%.o: %.c
+	@mkdir -p $(dir $@) $(dir $(DEPFILE))
+	$(CLANG) $(SAN_CFLAGS) $(ASAN_SAN) $(SO_FLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(B)/tsan/obj/%.o: %.c $(HDRS)
-	@mkdir -p $(dir $@)
-	$(CLANG) $(SAN_CFLAGS) $(TSAN_SAN) $(SO_FLAGS) -c $< -o $@
+$(B)/tsan/obj/%.o: %.c
+	@mkdir -p $(dir $@) $(dir $(DEPFILE))
+	$(CLANG) $(SAN_CFLAGS) $(TSAN_SAN) $(SO_FLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(B)/asan/obj/%.o: %.cc $(HDRS)
-	@mkdir -p $(dir $@)
-	$(CLANGXX) $(SAN_CXXFLAGS) $(ASAN_SAN) $(SAN_CXX_NO) $(SO_FLAGS) -c $< -o $@
+$(B)/asan/obj/%.o: %.cc
+	@mkdir -p $(dir $@) $(dir $(DEPFILE))
+	$(CLANGXX) $(SAN_CXXFLAGS) $(ASAN_SAN) $(SAN_CXX_NO) $(SO_FLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(B)/tsan/obj/%.o: %.cc $(HDRS)
-	@mkdir -p $(dir $@)
-	$(CLANGXX) $(SAN_CXXFLAGS) $(TSAN_SAN) $(SO_FLAGS) -c $< -o $@
+$(B)/tsan/obj/%.o: %.cc
+	@mkdir -p $(dir $@) $(dir $(DEPFILE))
+	$(CLANGXX) $(SAN_CXXFLAGS) $(TSAN_SAN) $(SO_FLAGS) $(DEPFLAGS) -c $< -o $@
 
 # No -z defs: the __asan_/__tsan_ symbols come from the runtime in the host.
 $(B)/asan/libsymlazy.so: $(call SAN_OBJ,asan,$(SAN_SO_SRC))
@@ -73,39 +73,40 @@ $(B)/tsan/libsymlazy.so: $(call SAN_OBJ,tsan,$(SAN_SO_SRC))
 	$(CLANG) -shared $(TSAN_SAN) -Wl,-z,now -Wl,--exclude-libs,ALL -o $@ $^ $(SAN_LIBS)
 
 $(B)/asan/test_threads: tests/unit/test_threads.c
-	@mkdir -p $(dir $@)
-	$(CLANG) $(SAN_CFLAGS) $(ASAN_SAN) -o $@ $< -lcmocka -lelf -lpthread
+	@mkdir -p $(dir $@) $(dir $(DEPFILE))
+	$(CLANG) $(SAN_CFLAGS) $(ASAN_SAN) $(DEPFLAGS) -o $@ $< -lcmocka -lelf -lpthread
 
 $(B)/tsan/test_threads: tests/unit/test_threads.c
-	@mkdir -p $(dir $@)
-	$(CLANG) $(SAN_CFLAGS) $(TSAN_SAN) -o $@ $< -lcmocka -lelf -lpthread
+	@mkdir -p $(dir $@) $(dir $(DEPFILE))
+	$(CLANG) $(SAN_CFLAGS) $(TSAN_SAN) $(DEPFLAGS) -o $@ $< -lcmocka -lelf -lpthread
 
 sanitize: $(B)/asan/libsymlazy.so $(B)/tsan/libsymlazy.so \
 	  $(patsubst %,$(B)/asan/%,$(SAN_PROGS)) $(patsubst %,$(B)/tsan/%,$(SAN_PROGS))
 	@echo "sanitize: built $(B)/asan/ and $(B)/tsan/ (runtimes: $(ASAN_RT), $(TSAN_RT))"
 
 # ---- libFuzzer -----------------------------------------------------------
-$(B)/fuzz/obj/%.o: %.c $(HDRS)
-	@mkdir -p $(dir $@)
-	$(CLANG) $(SAN_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c $< -o $@
+$(B)/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@) $(dir $(DEPFILE))
+	$(CLANG) $(SAN_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link $(DEPFLAGS) -c $< -o $@
 
-$(B)/fuzz/obj/%.o: %.cc $(HDRS)
-	@mkdir -p $(dir $@)
-	$(CLANGXX) $(SAN_CXXFLAGS) $(FUZZ_SAN) $(SAN_CXX_NO) -fsanitize=fuzzer-no-link -c $< -o $@
+$(B)/fuzz/obj/%.o: %.cc
+	@mkdir -p $(dir $@) $(dir $(DEPFILE))
+	$(CLANGXX) $(SAN_CXXFLAGS) $(FUZZ_SAN) $(SAN_CXX_NO) -fsanitize=fuzzer-no-link $(DEPFLAGS) -c $< -o $@
 
 FUZZ_INDEX_OBJ := $(call SAN_OBJ,fuzz,$(CORE_SRC) util/elfops_direct.c index/names.c index/names_build.c)
 
 $(B)/fuzz/obj/fuzz/cache_elf.o: fuzz/cache_elf.S fuzz/seeds/symindex/small.so
-	@mkdir -p $(dir $@)
-	$(CLANG) -c $< -o $@
+	@mkdir -p $(dir $@) $(dir $(DEPFILE))
+	$(CLANG) $(DEPFLAGS) -c $< -o $@
 
-$(B)/fuzz/fuzz_cache: fuzz/fuzz_cache.c fuzz/fuzz_common.h fuzz/fuzz_elf.h $(FUZZ_INDEX_OBJ) $(B)/fuzz/obj/fuzz/cache_elf.o
-	$(CLANG) $(SAN_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< $(FUZZ_INDEX_OBJ) \
+$(B)/fuzz/fuzz_cache: fuzz/fuzz_cache.c $(FUZZ_INDEX_OBJ) $(B)/fuzz/obj/fuzz/cache_elf.o
+	@mkdir -p $(dir $@) $(dir $(DEPFILE))
+	$(CLANG) $(SAN_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer $(DEPFLAGS) -o $@ $< $(FUZZ_INDEX_OBJ) \
 		$(B)/fuzz/obj/fuzz/cache_elf.o -lelf $(SAN_LIBS)
 
-$(B)/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_common.h fuzz/fuzz_elf.h $(FUZZ_INDEX_OBJ)
-	@mkdir -p $(dir $@)
-	$(CLANG) $(SAN_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< $(FUZZ_INDEX_OBJ) -lelf $(SAN_LIBS)
+$(B)/fuzz/fuzz_%: fuzz/fuzz_%.c $(FUZZ_INDEX_OBJ)
+	@mkdir -p $(dir $@) $(dir $(DEPFILE))
+	$(CLANG) $(SAN_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer $(DEPFLAGS) -o $@ $< $(FUZZ_INDEX_OBJ) -lelf $(SAN_LIBS)
 
 fuzz-build: $(FUZZ_BIN)
 

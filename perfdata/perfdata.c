@@ -14,7 +14,13 @@
  * thread tid reach (the "superset rule" in perfdata.h), so event order
  * (ordered_events in perf) does not matter.
  * Which records perf resolves through ELF symbol tables, and the address
- * space: /work/shared/notes/perf-6.1-symbol-loading.md §3.3, §5.
+ * space, as perf 6.1 has them: the record and sample layouts in
+ * tools/perf/Documentation/perf.data-file-format.txt, include/uapi/linux/
+ * perf_event.h and util/evsel.c evsel__parse_sample; maps and their FORK
+ * inheritance in util/machine.c (machine__process_mmap2_event,
+ * machine__process_fork_event) and util/maps.c (maps__fixup_overlappings);
+ * the lookup address in util/map.c (map__map_ip: ip - start + pgoff, the
+ * file offset; identity__map_ip for JIT and kallsyms maps).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -279,7 +285,7 @@ static int do_mmap(struct col *c, uint16_t misc, const struct pd_mmap *mm)
 	int data;
 
 	if (cpumode == PERF_RECORD_MISC_KERNEL)
-		return pd_kernel_mmap(&c->res.kern, misc, mm);     /* issue 11 */
+		return pd_kernel_mmap(&c->res.kern, misc, mm);     /* perfdata/kernel.c */
 	if (cpumode == PERF_RECORD_MISC_GUEST_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_USER)
 		return 0;
 	if (mm->len == 0 || n >= sizeof(path))
@@ -287,7 +293,7 @@ static int do_mmap(struct col *c, uint16_t misc, const struct pd_mmap *mm)
 	memcpy(path, mm->filename, n);
 	path[n] = '\0';
 	if (pd_jit_path(misc, mm, path, path, sizeof(path))) {
-		/* issue 11: a JIT map; identity addresses (pgoff = start) */
+		/* a JIT map; identity addresses (pgoff = start) */
 		struct pd_file_ino noino = { 0, 0, 0, 0 };
 
 		d = pd_machine_dso(&c->m, path, bid, 0, &noino);
@@ -361,7 +367,7 @@ static void update_prefix_same(struct col *c)
 #define CTX_USER ((uint64_t)PERF_CONTEXT_USER)
 #define CTX_MAX  ((uint64_t)PERF_CONTEXT_MAX)
 
-/* Issue 11: the kernel addresses of a SAMPLE (perfdata/kernel.h): the ip in
+/* The kernel addresses of a SAMPLE (perfdata/kernel.h): the ip in
  * kernel cpumode, callchain entries after PERF_CONTEXT_KERNEL, and every
  * code or data address in the upper half (a superset of perf's kernel
  * lookups, whatever cpumode perf resolves branch or data addresses in). */
@@ -432,7 +438,7 @@ static int do_sample(struct col *c, const struct pd_record *rec)
 	if ((s->have & PERF_SAMPLE_IP) && s->cpumode == PERF_RECORD_MISC_USER &&
 	    (ret = ip_add(c, tid, s->ip, IP_CODE)) < 0)
 		return ret;
-	if ((ret = kernel_sample(c, s)) < 0)     /* issue 11 */
+	if ((ret = kernel_sample(c, s)) < 0)     /* kallsyms' addresses */
 		return ret;
 	if (s->have & PERF_SAMPLE_CALLCHAIN) {
 		/* Entries before the first marker are treated as user, like
@@ -708,7 +714,7 @@ static int build_result(struct col *c, const struct elf_ops *ops)
 
 		if (!a->n && !a->unsure)
 			continue;
-		if (!strncmp(d->path, "/tmp/perf-", 10)) {      /* issue 11: JIT */
+		if (!strncmp(d->path, "/tmp/perf-", 10)) {      /* a JIT DSO: served from its perf map */
 			struct pd_dso *jt;
 			size_t alloc = c->res.nr_jit;
 

@@ -66,7 +66,7 @@ enum pd_flags {
 	PD_F_NO_SAMPLES   = 1u << 4,
 };
 
-/* Added (issue 11): what perf.data says about the kernel (perfdata/kernel.c).
+/* What perf.data says about the kernel (perfdata/kernel.c).
  * A kernel map is the last MMAP/MMAP2 in kernel cpumode whose name starts
  * with "[kernel.kallsyms" (util/machine.c machine__process_kernel_mmap_event):
  * [start, start + len), pgoff = the address of the relocation symbol named
@@ -103,20 +103,20 @@ struct pd_result {
 	size_t nr_dsos;
 	unsigned flags;                 /* enum pd_flags */
 	uint64_t nr_records, nr_samples, nr_unknown_records, nr_user_ips;
-	/* Added: SAMPLE records whose sample ID matches no attr (perf drops
+	/* SAMPLE records whose sample ID matches no attr (perf drops
 	 * them too: "unknown sample id"); nr_user_ips counts collected user
 	 * IPs with repeats (sample ip, callchain, branch from/to, addr). */
 	uint64_t nr_skipped_samples;
-	/* Added: bytes of the data section, and bytes decompressed from
+	/* bytes of the data section, and bytes decompressed from
 	 * COMPRESSED records (for throughput statistics). */
 	uint64_t data_bytes, decompressed_bytes;
-	/* Added (issue 11): the kernel, and JIT DSOs: "/tmp/perf-PID.map" per
+	/* the kernel, and JIT DSOs: "/tmp/perf-PID.map" per
 	 * process with executable anonymous mappings (util/map.c map__new),
 	 * addrs = the raw IPs perf looks up there (identity map_ip). */
 	struct pd_kernel kern;
 	struct pd_dso *jit;
 	size_t nr_jit;
-	/* Added: the second pass over DWARF samples' stack dumps (perfdata/unwind.h
+	/* the second pass over DWARF samples' stack dumps (perfdata/unwind.h
 	 * struct pd_unwind_stats) */
 	struct {
 		uint64_t samples, unsure_samples, stack_bytes, windows, candidates;
@@ -176,7 +176,7 @@ void perfdata_free(struct pd_result *res);
 
 /*
  * perfdata_merge - add @from (another recording's result) to @into, as perf
- * diff reads several recordings (issue 19): per DSO the union of both
+ * diff reads several recordings: per DSO the union of both
  * address sets - DSOs with one build-id are one entry; without a build-id,
  * entries of one path are one entry whose file identity (have_ino) stays
  * only if both recorded the same device and inode -, likewise JIT DSOs by
@@ -189,7 +189,7 @@ void perfdata_free(struct pd_result *res);
  */
 int perfdata_merge(struct pd_result *into, struct pd_result *from, int *kernel_differs);
 
-/* Added (issue 11): the JIT DSO of @path ("/tmp/perf-PID.map"), or NULL. */
+/* The JIT DSO of @path ("/tmp/perf-PID.map"), or NULL. */
 const struct pd_dso *perfdata_find_jit(const struct pd_result *res, const char *path);
 
 /* Find a DSO by build-id (exact bytes and length; linear scan, results hold

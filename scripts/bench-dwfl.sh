@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench-dwfl.sh - libdwfl tools with and without the shim, side by side in one
-# run (issue 12). Prints markdown tables: median wall and CPU (user + sys)
+# run (doc/libdwfl.md, doc/measurements.md). Prints markdown tables: median wall and CPU (user + sys)
 # seconds and peak RSS (MiB, the kernel's maxrss of the process) per cell,
 # over RUNS runs that alternate stock / shim, and whether the outputs are
 # byte-identical.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench-go.sh - the eBPF agent pattern (issue 22): resolve the uprobe offsets of
+# bench-go.sh - the eBPF agent pattern (go/README.md): resolve the uprobe offsets of
 # 60 names (50 functions spread over the symbol table, 10 missing) in large
 # binaries, the way cilium/ebpf's link.Executable does with Go's debug/elf
 # (the whole symbol table into a map it keeps) and with the pure-Go package

@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench-inline.sh - inline frames and source lines (issue 20): perf script
+# bench-inline.sh - inline frames and source lines (doc/perf.md): perf script
 # with inline frames (its default) against --no-inline, stock and under the
 # shim, side by side in one run, per perf version.
 #

@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench-kernel.sh - peak RssAnon and wall time of perf on profiles that touch
-# the kernel (issue 11), side by side: stock perf, lazy mode (the default),
+# the kernel (kallsyms and perf maps, doc/perf.md), side by side: stock perf, lazy mode (the default),
 # the floor (SYMLAZY_HIDE_ALL=1 SYMLAZY_LAZY=off: every user symbol hidden,
 # perf maps too; all of kallsyms still loaded) and the absolute floor (the
 # floor plus --kallsyms=<an empty file>: no kernel symbols at all), and as a

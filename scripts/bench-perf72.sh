@@ -8,13 +8,13 @@
 #   stock     no shim
 #   lazy      LD_PRELOAD=libsymlazy.so (the default: lazy on for 7.2.x)
 #   nomap     lazy with SYMLAZY_DWARF_MAP=0: libdw inflates compressed debug
-#             sections onto the heap again (issue 20)
+#             sections onto the heap again (core/dwarfsec.h)
 #   noabbrev  lazy with SYMLAZY_DWARF_ABBREV=0: the copies without each unit
 #             DIE's abbreviation first (index/abbrevord.h; copies of their own)
 #   floor     SYMLAZY_HIDE_ALL=1 SYMLAZY_LAZY=off: every user symbol hidden
 #   absfloor  the floor plus --kallsyms=<an empty file>: no symbols at all
 # "== stock": stdout of the lazy run cmp'ed with stock's. A second table, the
-# cost of inline frames (issue 20): stock and lazy with and without them, and
+# cost of inline frames: stock and lazy with and without them, and
 # lazy inline over lazy --no-inline (target <= 1.25), all from the same run.
 # bench-perf72.sh --markdown prints only the table (make doc-tables).
 # Env: BENCH_REPEAT, BENCH_PROFILES (rustc cxx cxxdw), SYMLAZY_SO.

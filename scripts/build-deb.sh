@@ -1,6 +1,6 @@
 #!/bin/sh
-# build-deb.sh - the Debian packages of this build into build/deb/ (`make deb`,
-# issue 21), made with dpkg-deb --build from the files `make` built:
+# build-deb.sh - the Debian packages of this build into build/deb/ (`make deb`),
+# made with dpkg-deb --build from the files `make` built:
 #   libsymlazy_VERSION_ARCH.deb  build/libsymlazy.so as /usr/lib/MULTIARCH/
 #                                libsymlazy.so (MULTIARCH: dpkg-architecture
 #                                -qDEB_HOST_MULTIARCH), libsymlazy(7)

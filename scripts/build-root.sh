@@ -1,7 +1,8 @@
 #!/bin/sh
 # build-root.sh SUITE - build a Debian root filesystem for SUITE (sid, trixie,
 # bookworm, ...) once into a cache directory outside the clone, with the tools
-# the cross-release tests run (issue 19 item 6, issue 21), and print its path.
+# the cross-release tests run (tests/lib/root.sh: container.sh, perf72.sh,
+# perf72_inline.sh), and print its path.
 #
 #   ROOT=$(sh scripts/build-root.sh trixie) || echo "SKIP: no trixie root"
 #   sh scripts/in-root.sh "$ROOT" perf --version

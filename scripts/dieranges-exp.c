@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dieranges-exp.c - an EXPERIMENT (issue 20), not part of libsymlazy.so and
+ * dieranges-exp.c - an EXPERIMENT, not part of libsymlazy.so and
  * not safe for general use: it writes into libdw's private struct Dwarf. It
  * measures option (a) of doc/perf.md "perf 7.2: libdw's heap per address":
  * libdwfl's unit-range table stored into the module's Dwarf before perf's

@@ -1,5 +1,5 @@
 #!/bin/sh
-# dwcount.sh PERF OUT.so - a measuring aid (issue 20), not part of
+# dwcount.sh PERF OUT.so - a measuring aid (doc/perf.md), not part of
 # libsymlazy.so: writes and compiles an LD_PRELOAD library that counts the
 # calls PERF makes into libdw/libdwfl (every dwarf_*/dwfl_*/dwelf_* function
 # PERF imports, per `nm -D --undefined-only`), each an x86-64 trampoline

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * heapacct.c - a measuring aid (issue 20), not part of libsymlazy.so: an
+ * heapacct.c - a measuring aid (doc/perf.md), not part of libsymlazy.so: an
  * LD_PRELOAD malloc accountant that attributes the heap bytes live at the
  * process's peak to their call stacks.
  *

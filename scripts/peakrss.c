@@ -18,7 +18,7 @@
  * when it could not be executed). The command's stdin/stdout/stderr are
  * inherited unchanged.
  *
- * -t (the process tree; issue 20: perf's addr2line children) adds
+ * -t (the process tree, e.g. perf and its addr2line children) adds
  *   peak_tree_rss_anon_kb=N peak_tree_pss_anon_kb=N
  * the largest sum, over the command and its direct children (PPid in
  * /proc/PID/status), of RssAnon, and of Pss_Anon from /proc/PID/smaps_rollup

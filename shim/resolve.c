@@ -69,7 +69,7 @@ static const struct real_fn libdw_fns[] = {
 };
 #undef D
 
-/* issue 11: libc, resolved on first use by wrappers_libc.c (not with libelf:
+/* libc, resolved on first use by wrappers_libc.c (not with libelf:
  * open() is called long before the first libelf call, and by setup itself) */
 struct shim_real_libc real_c;
 struct shim_real_libc64 real_c64;

@@ -56,7 +56,7 @@ extern struct shim_real real_x __attribute__((visibility("hidden")));
 extern struct shim_real_dw real_dw __attribute__((visibility("hidden")));
 extern struct shim_bcc_real real_bcc __attribute__((visibility("hidden")));
 
-/* Added (issue 11): real libc functions behind wrappers_libc.c. The LFS and
+/* Real libc functions behind wrappers_libc.c and wrappers_exec.c. The LFS and
  * fortify names are glibc's; where they are absent (musl) the wrappers use
  * the plain ones. */
 struct shim_real_libc {
@@ -64,7 +64,7 @@ struct shim_real_libc {
 	int (*openat)(int, const char *, int, ...);
 	FILE *(*fopen)(const char *, const char *);
 	FILE *(*fdopen)(int, const char *);
-	int (*execvp)(const char *, char *const[]);     /* Added (issue 20) */
+	int (*execvp)(const char *, char *const[]);     /* wrappers_exec.c */
 };
 struct shim_real_libc64 {
 	int (*open64)(const char *, int, ...);
@@ -90,7 +90,7 @@ int shim_resolve_libc(void);
  * 0, O_CLOEXEC if @cloexec), else -1: call the real function. errno kept. */
 int shim_text_open(const char *path, int cloexec);
 
-/* shim_a2l_exec - state.c (issue 20): execvp(@file, @argv) in a child of perf
+/* shim_a2l_exec - state.c: execvp(@file, @argv) in a child of perf
  * asks core/a2lsess.c; returns -1 (run the real execvp) or never returns. */
 int shim_a2l_exec(const char *file, char *const argv[]);
 
@@ -142,7 +142,7 @@ static inline int shim_sym_fast(const Elf_Data *data, int ndx)
 Elf_Cmd shim_begin_cmd(int fd, Elf_Cmd cmd, Elf *ref, int *upgraded);
 void shim_track_elf(Elf *elf, int fd, int mmapped);
 void shim_forget_elf(Elf *elf);
-/* issue 20 (core/dwarfsec.h): for elf_begin(@fd, @cmd, @ref) called from
+/* core/dwarfsec.h's rule: for elf_begin(@fd, @cmd, @ref) called from
  * @site, the fd of the decompressed copy libdw should read instead, or -1
  * (not libdw's call, or leave it alone); adopt hands the copy to the Elf
  * it made (NULL: close it), forget is elf_end's. */

@@ -67,7 +67,7 @@ static struct {
 	atomic_int setup_done;       /* setup() has returned: ok_real is final */
 	struct { uintptr_t lo, hi; } exe_text[8];
 	int n_exe_text;
-	int perf_proc;               /* issue 11: the executable is perf */
+	int perf_proc;               /* the executable is perf: shim_text_open looks at paths only then */
 } P = {
 	.inert = 1,
 	.once = PTHREAD_ONCE_INIT,
@@ -146,7 +146,7 @@ static void report_a2l(void)
 	sl_a2l_report(P.core.a2l);
 }
 
-/* issue 11: set while the shim itself runs code that opens files (setup,
+/* Set while the shim itself runs code that opens files (setup,
  * text filtering), so those opens go straight to libc */
 static __thread __attribute__((tls_model("initial-exec"))) int in_shim;
 
@@ -471,7 +471,7 @@ void shim_filter_sym(Elf_Data *data, int ndx, GElf_Sym *dst, Elf32_Word *xshndx,
 	errno = saved;
 }
 
-/* issue 11: wrappers_libc.c asks here for every open. Outside perf, before
+/* wrappers_libc.c asks here for every open. Outside perf, before
  * the constructor, or inside the shim's own work: -1 (forward) at once;
  * in perf the first call finishes setup (as the first libelf call would),
  * then only string compares decide (sl_session_text_kind). */
@@ -492,7 +492,7 @@ int shim_text_open(const char *path, int cloexec)
 	return fd;
 }
 
-/* issue 20: perf's addr2line child (core/a2lsess.h). Only after set-up (a
+/* perf's addr2line child (core/a2lsess.h). Only after set-up (a
  * child forked before perf's first libelf call runs the real addr2line:
  * set-up would read perf.data again in the child) and never in the shim. */
 int shim_a2l_exec(const char *file, char *const argv[])
@@ -502,7 +502,7 @@ int shim_a2l_exec(const char *file, char *const argv[])
 	return sl_session_a2l_exec(&P.core, file, argv);
 }
 
-/* issue 20: is @site (a return address) inside libdw.so.1? The shim asks
+/* Is @site (a return address) inside libdw.so.1? The shim asks
  * the loader (dladdr); the rule is core/dwarfsec.c's. */
 static uintptr_t libdw_base;
 

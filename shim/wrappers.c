@@ -21,8 +21,8 @@ SYMLAZY_EXPORT Elf *elf_begin(int fd, Elf_Cmd cmd, Elf *ref)
 	if (!shim_active())
 		return real_ops.elf_begin(fd, cmd, ref);
 	saved = errno;
-	/* issue 20: libdw reads a file with compressed sections from its
-	 * decompressed copy (core/dwarfsec.h) */
+	/* libdw reads a file with compressed sections from its decompressed
+	 * copy (core/dwarfsec.h) */
 	cfd = shim_dwarf_fd(fd, cmd, ref, (uintptr_t)__builtin_return_address(0));
 	if (cfd >= 0)
 		fd = cfd;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * wrappers_exec.c - the interposed execvp (issue 20). perf's forked children
+ * wrappers_exec.c - the interposed execvp. perf's forked children
  * reach it from tools/lib/subcmd/run-command.c start_command; it asks
  * state.c (shim_a2l_exec: perf's addr2line child may be served in-process,
  * core/a2lsess.h) and otherwise forwards with the caller's arguments.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * wrappers_libc.c - the interposed libc open functions (issue 11): perf 6.1
+ * wrappers_libc.c - the interposed libc open functions: perf 6.1
  * reads kallsyms with open(2) (tools/lib/symbol/kallsyms.c, open64 in
  * Debian's build) and perf maps with fopen(3) (util/symbol.c, fopen64).
  * Each wrapper asks state.c (shim_text_open: a string compare for every
