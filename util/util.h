@@ -85,6 +85,13 @@ static inline uint64_t sl_mix64(uint64_t x)
 		}                                                               \
 	}
 
+/*
+ * sl_grow - make the array *@p (elements of @sz bytes, *@alloc allocated)
+ * hold at least @need elements: the capacity starts at @first and doubles.
+ * Returns 0 or -ENOMEM (array unchanged).
+ */
+int sl_grow(void **p, size_t *alloc, size_t need, size_t sz, size_t first);
+
 /* sl_cmp_u64 - qsort comparator for uint64_t. */
 int sl_cmp_u64(const void *a, const void *b);
 
