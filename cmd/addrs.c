@@ -19,19 +19,17 @@
 
 static const char *const SUB = "addrs";
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: symlazy addrs [-i perf.data] [-o FILE] [--stats] [--unwind=MODE]\n"
-		   "Write the SYMLAZY_ADDRS list of a perf.data file: one \"<build-id> <file-offset>\"\n"
-		   "line (hex) per address perf 6.1 will look up a symbol for, per DSO with a build-id.\n"
-		   "  -i, --input FILE   perf.data to read (default ./perf.data)\n"
-		   "  -o, --output FILE  write the list here (default stdout)\n"
-		   "      --stats        print per-DSO address counts and the reader's flags\n"
-		   "      --unwind=hybrid|scan|replay|both  DWARF frames: replay perf's unwinding with\n"
-		   "                     libunwind where provably exact, else scan registers and stack\n"
-		   "                     dumps (hybrid, the default); always scan; replay only; both\n"
-		   "Exit: 0 ok, 1 unreadable or unsupported input (pipe mode, foreign endian), 2 usage.\n");
-}
+static const char USAGE[] =
+	"usage: symlazy addrs [-i perf.data] [-o FILE] [--stats] [--unwind=MODE]\n"
+	"Write the SYMLAZY_ADDRS list of a perf.data file: one \"<build-id> <file-offset>\"\n"
+	"line (hex) per address perf 6.1 will look up a symbol for, per DSO with a build-id.\n"
+	"  -i, --input FILE   perf.data to read (default ./perf.data)\n"
+	"  -o, --output FILE  write the list here (default stdout)\n"
+	"      --stats        print per-DSO address counts and the reader's flags\n"
+	"      --unwind=hybrid|scan|replay|both  DWARF frames: replay perf's unwinding with\n"
+	"                     libunwind where provably exact, else scan registers and stack\n"
+	"                     dumps (hybrid, the default); always scan; replay only; both\n"
+	"Exit: 0 ok, 1 unreadable or unsupported input (pipe mode, foreign endian), 2 usage.\n";
 
 static void print_flags(FILE *f, unsigned flags)
 {
@@ -88,8 +86,7 @@ int cmd_addrs(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "unwind", required_argument, NULL, 'u' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_OPTS_END,
 	};
 	const char *in = "perf.data", *outpath = NULL;
 	struct pd_result res;
@@ -98,7 +95,7 @@ int cmd_addrs(int argc, char **argv)
 	int c, stats = 0, rc, fd = STDOUT_FILENO, unwind = PD_UNWIND_HYBRID;
 
 	optind = 1;
-	while ((c = cli_getopt(SUB, argc, argv, "+:i:o:h", opts)) != -1) {
+	while ((c = cli_getopt(SUB, USAGE, argc, argv, "+:i:o:h", opts)) != -1) {
 		switch (c) {
 		case 'i': in = optarg; break;
 		case 'o': outpath = optarg; break;
@@ -117,7 +114,7 @@ int cmd_addrs(int argc, char **argv)
 				return CLI_USAGE;
 			}
 			break;
-		case 'h': usage(stdout); return CLI_OK;
+		case 'h': return CLI_OK;
 		default: return CLI_USAGE;
 		}
 	}
@@ -159,9 +156,5 @@ int cmd_addrs(int argc, char **argv)
 	if (stats)
 		print_stats(in, &res, (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 	perfdata_free(&res);
-	if (fflush(stdout) != 0) {
-		cli_err(SUB, "write stdout: %s", strerror(errno));
-		return CLI_FAIL;
-	}
-	return CLI_OK;
+	return cli_flush_stdout(SUB);
 }

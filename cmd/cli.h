@@ -42,11 +42,26 @@ void cli_err(const char *sub, const char *fmt, ...) __attribute__((format(printf
  * cli_getopt - getopt_long without getopt's own messages: returns the
  * option, -1 at the end, or '?' after printing one line "symlazy <sub>:
  * unknown option ..." / "... needs an argument" (the caller exits 2).
+ * -h/--help prints @usage on stdout and returns 'h' (the caller exits 0).
  * @shortopts starts with "+:" ("+": options end at the first operand,
- * ":": a missing argument is told apart from an unknown option).
+ * ":": a missing argument is told apart from an unknown option) and holds
+ * 'h'; @longopts ends with CLI_OPTS_END.
  */
-int cli_getopt(const char *sub, int argc, char **argv, const char *shortopts,
+int cli_getopt(const char *sub, const char *usage, int argc, char **argv, const char *shortopts,
 	       const struct option *longopts);
+
+/* the end of every subcommand's long option table: --help, then the
+ * terminator getopt_long wants (<getopt.h>) */
+#define CLI_OPTS_END { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
+
+/* cli_flush_stdout - fflush(stdout); on failure one line "symlazy <sub>:
+ * write stdout: ..." and CLI_FAIL, else CLI_OK. */
+int cli_flush_stdout(const char *sub);
+
+/* cli_json_head - the start every --json document shares:
+ * {"file":<@file as a JSON string>,"build_id":"<@build_id>" (no closing
+ * brace: the caller adds its own members). */
+void cli_json_head(const char *file, const char *build_id);
 
 /*
  * cli_find_lib - where libsymlazy.so is, for `symlazy run` and doctor:

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "core/config.h"
+#include "core/stats.h"
 #include "core/statsjson.h"
 #include "index/cache.h"
 
@@ -25,13 +26,15 @@ void cli_err(const char *sub, const char *fmt, ...)
 	fprintf(stderr, "%s\n", line);
 }
 
-int cli_getopt(const char *sub, int argc, char **argv, const char *shortopts,
+int cli_getopt(const char *sub, const char *usage, int argc, char **argv, const char *shortopts,
 	       const struct option *longopts)
 {
 	int c;
 
 	opterr = 0;
 	c = getopt_long(argc, argv, shortopts, longopts, NULL);
+	if (c == 'h')
+		fputs(usage, stdout);
 	if (c == ':' || c == '?') {
 		const char *arg = optind > 0 && optind - 1 < argc ? argv[optind - 1] : "?";
 
@@ -48,6 +51,22 @@ int cli_getopt(const char *sub, int argc, char **argv, const char *shortopts,
 		return '?';
 	}
 	return c;
+}
+
+int cli_flush_stdout(const char *sub)
+{
+	if (fflush(stdout) != 0) {
+		cli_err(sub, "write stdout: %s", strerror(errno));
+		return CLI_FAIL;
+	}
+	return CLI_OK;
+}
+
+void cli_json_head(const char *file, const char *build_id)
+{
+	printf("{\"file\":");
+	stats_json_str(stdout, file);
+	printf(",\"build_id\":\"%s\"", build_id);
 }
 
 int cli_path(char *dst, const char *fmt, ...)

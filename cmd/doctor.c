@@ -55,16 +55,14 @@ static void line(struct dr *d, const char *level, const char *check, const char 
 	putchar('\n');
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: symlazy doctor [-- CMD...]\n"
-		   "Check this host and CMD (default: perf script): the shim library, the tool and its\n"
-		   "version, libelf reachability, setuid/capabilities, the cache directory, whether lazy\n"
-		   "mode will be on and why, perf_event_paranoid and kptr_restrict. One line per check:\n"
-		   "\"ok|warn|fail  <check>: <detail>\". Reads perf.data if CMD reads one (as the shim\n"
-		   "would); creates the cache directory if missing (as the shim would).\n"
-		   "Exit: 0 if no check failed, 1 otherwise, 2 usage.\n");
-}
+static const char USAGE[] =
+	"usage: symlazy doctor [-- CMD...]\n"
+	"Check this host and CMD (default: perf script): the shim library, the tool and its\n"
+	"version, libelf reachability, setuid/capabilities, the cache directory, whether lazy\n"
+	"mode will be on and why, perf_event_paranoid and kptr_restrict. One line per check:\n"
+	"\"ok|warn|fail  <check>: <detail>\". Reads perf.data if CMD reads one (as the shim\n"
+	"would); creates the cache directory if missing (as the shim would).\n"
+	"Exit: 0 if no check failed, 1 otherwise, 2 usage.\n";
 
 /* ---- ELF facts ------------------------------------------------------------ */
 
@@ -671,8 +669,7 @@ static void check_kernel(struct dr *d)
 int cmd_doctor(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_OPTS_END,
 	};
 	static char *def[] = { "perf", "script", NULL };
 	struct symlazy_config cfg;
@@ -685,9 +682,9 @@ int cmd_doctor(int argc, char **argv)
 	int c, ncmd, r;
 
 	optind = 1;
-	while ((c = cli_getopt(SUB, argc, argv, "+:h", opts)) != -1) {
+	while ((c = cli_getopt(SUB, USAGE, argc, argv, "+:h", opts)) != -1) {
 		switch (c) {
-		case 'h': usage(stdout); return CLI_OK;
+		case 'h': return CLI_OK;
 		default: return CLI_USAGE;
 		}
 	}

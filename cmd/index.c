@@ -39,27 +39,25 @@
 
 static const char *const SUB = "index";
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: symlazy index [--runtime ELF] FILE...\n"
-		   "       symlazy index --names FILE...\n"
-		   "       symlazy index -i perf.data\n"
-		   "       symlazy index --list | --clean\n"
-		   "Build the symbol indexes the shim maps from its cache directory ($SYMLAZY_CACHE_DIR,\n"
-		   "else $XDG_CACHE_HOME/symlazy, else ~/.cache/symlazy), so a later perf script/report\n"
-		   "under the shim starts with a cache hit. An index is keyed by the build-id and the\n"
-		   "identity of the file perf scans: give that file (perf reads the build-id cache copy\n"
-		   "~/.debug/.build-id/xx/yyyy/elf, or a separate debug file, before the recorded path),\n"
-		   "or let -i find them for every DSO of a recording as perf 6.1 does.\n"
-		   "  -i, --input FILE   index every DSO with samples in this perf.data\n"
-		   "      --runtime ELF  the runtime ELF (program headers) when FILE is a separate debug file\n"
-		   "      --names        (re)build the name index of each FILE instead: what symlazy offsets\n"
-		   "                     and the Go package (go/) map; any ELF executable or shared object,\n"
-		   "                     with or without a build-id\n"
-		   "      --list         list the index files: name, bytes, build-id\n"
-		   "      --clean        remove every index file\n"
-		   "Exit: 0 ok, 1 a file could not be indexed or the cache is unusable, 2 usage.\n");
-}
+static const char USAGE[] =
+	"usage: symlazy index [--runtime ELF] FILE...\n"
+	"       symlazy index --names FILE...\n"
+	"       symlazy index -i perf.data\n"
+	"       symlazy index --list | --clean\n"
+	"Build the symbol indexes the shim maps from its cache directory ($SYMLAZY_CACHE_DIR,\n"
+	"else $XDG_CACHE_HOME/symlazy, else ~/.cache/symlazy), so a later perf script/report\n"
+	"under the shim starts with a cache hit. An index is keyed by the build-id and the\n"
+	"identity of the file perf scans: give that file (perf reads the build-id cache copy\n"
+	"~/.debug/.build-id/xx/yyyy/elf, or a separate debug file, before the recorded path),\n"
+	"or let -i find them for every DSO of a recording as perf 6.1 does.\n"
+	"  -i, --input FILE   index every DSO with samples in this perf.data\n"
+	"      --runtime ELF  the runtime ELF (program headers) when FILE is a separate debug file\n"
+	"      --names        (re)build the name index of each FILE instead: what symlazy offsets\n"
+	"                     and the Go package (go/) map; any ELF executable or shared object,\n"
+	"                     with or without a build-id\n"
+	"      --list         list the index files: name, bytes, build-id\n"
+	"      --clean        remove every index file\n"
+	"Exit: 0 ok, 1 a file could not be indexed or the cache is unusable, 2 usage.\n";
 
 static int open_cache(void)
 {
@@ -400,21 +398,20 @@ int cmd_index(int argc, char **argv)
 		{ "list", no_argument, NULL, 'l' },
 		{ "clean", no_argument, NULL, 'c' },
 		{ "names", no_argument, NULL, 'N' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_OPTS_END,
 	};
 	const char *in = NULL, *runtime = NULL;
 	int c, list = 0, clean = 0, names = 0, fd, rc;
 
 	optind = 1;
-	while ((c = cli_getopt(SUB, argc, argv, "+:i:h", opts)) != -1) {
+	while ((c = cli_getopt(SUB, USAGE, argc, argv, "+:i:h", opts)) != -1) {
 		switch (c) {
 		case 'i': in = optarg; break;
 		case 'r': runtime = optarg; break;
 		case 'l': list = 1; break;
 		case 'c': clean = 1; break;
 		case 'N': names = 1; break;
-		case 'h': usage(stdout); return CLI_OK;
+		case 'h': return CLI_OK;
 		default: return CLI_USAGE;
 		}
 	}
@@ -446,9 +443,7 @@ int cmd_index(int argc, char **argv)
 		rc = index_files(fd, argv + optind, argc - optind, runtime);
 	}
 	close(fd);
-	if (fflush(stdout) != 0) {
-		cli_err(SUB, "write stdout: %s", strerror(errno));
+	if (cli_flush_stdout(SUB) != CLI_OK)
 		rc = CLI_FAIL;
-	}
 	return rc;
 }

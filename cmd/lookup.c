@@ -18,29 +18,27 @@
 
 static const char *const SUB = "lookup";
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: symlazy lookup [--json] [--demangle=default|none|params] [--runtime ELF] [--no-cache]\n"
-		   "                      FILE [ADDR...]\n"
-		   "Print, per ADDR, the symbol perf 6.1 prints: \"ADDR NAME+0xOFF\" or \"ADDR [unknown]\".\n"
-		   "ADDR is a file offset in hex (0x optional): what perf's map__map_ip gives, i.e.\n"
-		   "ip - mmap start + mmap pgoff, and what SYMLAZY_ADDRS lists. Without ADDR, one per\n"
-		   "line from stdin.\n"
-		   "  --json          one JSON object: file, build_id, results[] (addr, found, name,\n"
-		   "                  start, offset, table symtab|dynsym|plt, index, exact)\n"
-		   "  --demangle=M    default: perf's (cplus_demangle, no parameters); none: perf\n"
-		   "                  --no-demangle; params: perf -v (parameters and types)\n"
-		   "  --runtime ELF   the binary, when FILE is its separate debug file\n"
-		   "  --no-cache      keep the index in memory instead of the shim's cache directory\n"
-		   "Exact: the answer is perf's own: the .symtab then .dynsym passes, symbols__fixup_end,\n"
-		   "the duplicate choice of symbols__fixup_duplicate (size, binding, then names), and\n"
-		   "for overlapping symbols and PLT stubs a replay of perf's whole rb-tree with its\n"
-		   "synthesized name@plt symbols. Names are demangled as perf 6.1 does with libiberty;\n"
-		   "names perf post-processes further (legacy Rust hashes, OCaml, Java) are printed as\n"
-		   "libiberty gives them and marked \"exact\": false in --json (x86-64, perf 6.1).\n"
-		   "Exit: 0 ok (also when symbols are [unknown]), 1 FILE unusable or bad stdin input,\n"
-		   "2 usage or a bad ADDR argument.\n");
-}
+static const char USAGE[] =
+	"usage: symlazy lookup [--json] [--demangle=default|none|params] [--runtime ELF] [--no-cache]\n"
+	"                      FILE [ADDR...]\n"
+	"Print, per ADDR, the symbol perf 6.1 prints: \"ADDR NAME+0xOFF\" or \"ADDR [unknown]\".\n"
+	"ADDR is a file offset in hex (0x optional): what perf's map__map_ip gives, i.e.\n"
+	"ip - mmap start + mmap pgoff, and what SYMLAZY_ADDRS lists. Without ADDR, one per\n"
+	"line from stdin.\n"
+	"  --json          one JSON object: file, build_id, results[] (addr, found, name,\n"
+	"                  start, offset, table symtab|dynsym|plt, index, exact)\n"
+	"  --demangle=M    default: perf's (cplus_demangle, no parameters); none: perf\n"
+	"                  --no-demangle; params: perf -v (parameters and types)\n"
+	"  --runtime ELF   the binary, when FILE is its separate debug file\n"
+	"  --no-cache      keep the index in memory instead of the shim's cache directory\n"
+	"Exact: the answer is perf's own: the .symtab then .dynsym passes, symbols__fixup_end,\n"
+	"the duplicate choice of symbols__fixup_duplicate (size, binding, then names), and\n"
+	"for overlapping symbols and PLT stubs a replay of perf's whole rb-tree with its\n"
+	"synthesized name@plt symbols. Names are demangled as perf 6.1 does with libiberty;\n"
+	"names perf post-processes further (legacy Rust hashes, OCaml, Java) are printed as\n"
+	"libiberty gives them and marked \"exact\": false in --json (x86-64, perf 6.1).\n"
+	"Exit: 0 ok (also when symbols are [unknown]), 1 FILE unusable or bad stdin input,\n"
+	"2 usage or a bad ADDR argument.\n";
 
 static int parse_demangle(const char *s, int *mode)
 {
@@ -103,8 +101,7 @@ int cmd_lookup(int argc, char **argv)
 		{ "demangle", required_argument, NULL, 'd' },
 		{ "runtime", required_argument, NULL, 'r' },
 		{ "no-cache", no_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_OPTS_END,
 	};
 	struct sl_lookup_opts lo = { SYMIDX_DEM_NOOPTS, NULL, -1 };
 	struct sl_lookup *l = NULL;
@@ -118,7 +115,7 @@ int cmd_lookup(int argc, char **argv)
 	long r;
 
 	optind = 1;
-	while ((c = cli_getopt(SUB, argc, argv, "+:h", opts)) != -1) {
+	while ((c = cli_getopt(SUB, USAGE, argc, argv, "+:h", opts)) != -1) {
 		switch (c) {
 		case 'j': json = 1; break;
 		case 'd':
@@ -129,7 +126,7 @@ int cmd_lookup(int argc, char **argv)
 			break;
 		case 'r': lo.runtime = optarg; break;
 		case 'n': nocache = 1; break;
-		case 'h': usage(stdout); return CLI_OK;
+		case 'h': return CLI_OK;
 		default: return CLI_USAGE;
 		}
 	}
@@ -174,9 +171,8 @@ int cmd_lookup(int argc, char **argv)
 	}
 	sl_lookup_get_info(l, &info);
 	if (json) {
-		printf("{\"file\":");
-		stats_json_str(stdout, file);
-		printf(",\"build_id\":\"%s\",\"results\":[", info.build_id);
+		cli_json_head(file, info.build_id);
+		printf(",\"results\":[");
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct sl_lookup_sym *s = &res[i];
@@ -219,11 +215,7 @@ int cmd_lookup(int argc, char **argv)
 	}
 	if (json)
 		printf("]}\n");
-	if (fflush(stdout) != 0) {
-		cli_err(SUB, "write stdout: %s", strerror(errno));
-		goto out;
-	}
-	rc = CLI_OK;
+	rc = cli_flush_stdout(SUB);
 out:
 	sl_lookup_close(l);
 	if (lo.cache_dirfd >= 0)

@@ -19,28 +19,26 @@
 
 static const char *const SUB = "offsets";
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: symlazy offsets [--json] [--no-cache] [--rebuild] FILE [NAME...]\n"
-		   "Print, per symbol NAME of the ELF executable or shared object FILE, one line\n"
-		   "\"NAME<tab>0xOFFSET\" or \"NAME<tab>not found\": the file offset a uprobe takes,\n"
-		   "st_value - p_vaddr + p_offset of the executable PT_LOAD holding st_value, as\n"
-		   "cilium/ebpf and bcc compute it. Without NAME, one name per line from stdin.\n"
-		   "NAME is the raw symbol name (mangled; name@@VER / name@VER for versioned\n"
-		   ".dynsym symbols). Of several symbols with that name the last STT_FUNC one of\n"
-		   ".symtab then .dynsym answers (cilium's choice); an imported function is not\n"
-		   "found; a name with no function answers with its last defined symbol of another\n"
-		   "type, printed as a third column (OBJECT, IFUNC, ...). A stripped FILE's .symtab\n"
-		   "comes from its debug file (build-id, then .gnu_debuglink, as libbcc looks).\n"
-		   "The name index is built on first use into the cache directory\n"
-		   "($SYMLAZY_CACHE_DIR, else $XDG_CACHE_HOME/symlazy, else ~/.cache/symlazy).\n"
-		   "  --json       one JSON object: file, build_id, debug_file, results[] (name,\n"
-		   "               found, offset, value, size, type, bind, table, index, section,\n"
-		   "               version)\n"
-		   "  --no-cache   build the index in memory, leave the cache directory alone\n"
-		   "  --rebuild    build the index even if the cache holds a valid one\n"
-		   "Exit: 0 ok (also when names are not found), 1 FILE unusable or bad stdin, 2 usage.\n");
-}
+static const char USAGE[] =
+	"usage: symlazy offsets [--json] [--no-cache] [--rebuild] FILE [NAME...]\n"
+	"Print, per symbol NAME of the ELF executable or shared object FILE, one line\n"
+	"\"NAME<tab>0xOFFSET\" or \"NAME<tab>not found\": the file offset a uprobe takes,\n"
+	"st_value - p_vaddr + p_offset of the executable PT_LOAD holding st_value, as\n"
+	"cilium/ebpf and bcc compute it. Without NAME, one name per line from stdin.\n"
+	"NAME is the raw symbol name (mangled; name@@VER / name@VER for versioned\n"
+	".dynsym symbols). Of several symbols with that name the last STT_FUNC one of\n"
+	".symtab then .dynsym answers (cilium's choice); an imported function is not\n"
+	"found; a name with no function answers with its last defined symbol of another\n"
+	"type, printed as a third column (OBJECT, IFUNC, ...). A stripped FILE's .symtab\n"
+	"comes from its debug file (build-id, then .gnu_debuglink, as libbcc looks).\n"
+	"The name index is built on first use into the cache directory\n"
+	"($SYMLAZY_CACHE_DIR, else $XDG_CACHE_HOME/symlazy, else ~/.cache/symlazy).\n"
+	"  --json       one JSON object: file, build_id, debug_file, results[] (name,\n"
+	"               found, offset, value, size, type, bind, table, index, section,\n"
+	"               version)\n"
+	"  --no-cache   build the index in memory, leave the cache directory alone\n"
+	"  --rebuild    build the index even if the cache holds a valid one\n"
+	"Exit: 0 ok (also when names are not found), 1 FILE unusable or bad stdin, 2 usage.\n";
 
 /* Names from stdin, one per line (blank lines skipped; no comments: '#' may
  * be part of a symbol name). */
@@ -136,8 +134,7 @@ int cmd_offsets(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "no-cache", no_argument, NULL, 'n' },
 		{ "rebuild", no_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_OPTS_END,
 	};
 	struct sl_names_opts no = { -1, 0 };
 	struct sl_names *idx = NULL;
@@ -148,12 +145,12 @@ int cmd_offsets(int argc, char **argv)
 	int c, json = 0, nocache = 0, rc = CLI_FAIL;
 
 	optind = 1;
-	while ((c = cli_getopt(SUB, argc, argv, "+:h", opts)) != -1) {
+	while ((c = cli_getopt(SUB, USAGE, argc, argv, "+:h", opts)) != -1) {
 		switch (c) {
 		case 'j': json = 1; break;
 		case 'n': nocache = 1; break;
 		case 'r': no.rebuild = 1; break;
-		case 'h': usage(stdout); return CLI_OK;
+		case 'h': return CLI_OK;
 		default: return CLI_USAGE;
 		}
 	}
@@ -176,9 +173,8 @@ int cmd_offsets(int argc, char **argv)
 	}
 	sl_names_get_info(idx, &info);
 	if (json) {
-		printf("{\"file\":");
-		stats_json_str(stdout, file);
-		printf(",\"build_id\":\"%s\",\"debug_file\":", info.build_id);
+		cli_json_head(file, info.build_id);
+		printf(",\"debug_file\":");
 		stats_json_str(stdout, info.debug_file);
 		printf(",\"results\":[");
 	}
@@ -197,11 +193,7 @@ int cmd_offsets(int argc, char **argv)
 	}
 	if (json)
 		printf("]}\n");
-	if (fflush(stdout) != 0) {
-		cli_err(SUB, "write stdout: %s", strerror(errno));
-		goto out;
-	}
-	rc = CLI_OK;
+	rc = cli_flush_stdout(SUB);
 out:
 	sl_names_close(idx);
 	if (no.cache_dirfd >= 0)

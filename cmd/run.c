@@ -30,22 +30,20 @@
 static const char *const SUB = "run";
 static volatile sig_atomic_t child_pid;
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: symlazy run [--budget N] [--stats[=FILE]] [--summary=FILE] [--lazy auto|on|off] -- CMD...\n"
-		   "Run CMD with libsymlazy.so preloaded and print a summary on stderr after it ends:\n"
-		   "lazy on/off and why, per symbol table the mode and symbols kept/scanned, bytes\n"
-		   "charged, peak RssAnon (of CMD's own process, polled every 2 ms; children are not\n"
-		   "counted) and wall time. CMD's output is untouched.\n"
-		   "  --budget N        SYMLAZY_MAX_BYTES=N: strict symbol budget, <n>[K|M|G|T] (e.g. 64M)\n"
-		   "  --lazy MODE       SYMLAZY_LAZY=auto|on|off\n"
-		   "  --stats[=FILE]    keep the stats JSON in FILE; without FILE, every scan in the summary\n"
-		   "  --summary=FILE    write the summary to FILE instead of stderr\n"
-		   "The library: $SYMLAZY_LIB, else ../lib/libsymlazy.so next to this binary, else\n"
-		   "../lib/MULTIARCH/libsymlazy.so (Debian's package), else ../libsymlazy.so (a build\n"
-		   "tree). Exit: CMD's status (128+signal if killed), 126/127 if CMD cannot be run,\n"
-		   "1 if symlazy itself fails, 2 usage.\n");
-}
+static const char USAGE[] =
+	"usage: symlazy run [--budget N] [--stats[=FILE]] [--summary=FILE] [--lazy auto|on|off] -- CMD...\n"
+	"Run CMD with libsymlazy.so preloaded and print a summary on stderr after it ends:\n"
+	"lazy on/off and why, per symbol table the mode and symbols kept/scanned, bytes\n"
+	"charged, peak RssAnon (of CMD's own process, polled every 2 ms; children are not\n"
+	"counted) and wall time. CMD's output is untouched.\n"
+	"  --budget N        SYMLAZY_MAX_BYTES=N: strict symbol budget, <n>[K|M|G|T] (e.g. 64M)\n"
+	"  --lazy MODE       SYMLAZY_LAZY=auto|on|off\n"
+	"  --stats[=FILE]    keep the stats JSON in FILE; without FILE, every scan in the summary\n"
+	"  --summary=FILE    write the summary to FILE instead of stderr\n"
+	"The library: $SYMLAZY_LIB, else ../lib/libsymlazy.so next to this binary, else\n"
+	"../lib/MULTIARCH/libsymlazy.so (Debian's package), else ../libsymlazy.so (a build\n"
+	"tree). Exit: CMD's status (128+signal if killed), 126/127 if CMD cannot be run,\n"
+	"1 if symlazy itself fails, 2 usage.\n";
 
 static void forward(int sig)
 {
@@ -145,8 +143,7 @@ int cmd_run(int argc, char **argv)
 		{ "stats", optional_argument, NULL, 's' },
 		{ "summary", required_argument, NULL, 'S' },
 		{ "lazy", required_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_OPTS_END,
 	};
 	const char *budget = NULL, *stats_file = NULL, *summary_file = NULL, *lazy = NULL, *how;
 	char lib[PATH_MAX], stats_path[PATH_MAX], path[64], buf[4096], *preload;
@@ -160,13 +157,13 @@ int cmd_run(int argc, char **argv)
 	pid_t pid;
 
 	optind = 1;
-	while ((c = cli_getopt(SUB, argc, argv, "+:h", opts)) != -1) {
+	while ((c = cli_getopt(SUB, USAGE, argc, argv, "+:h", opts)) != -1) {
 		switch (c) {
 		case 'b': budget = optarg; break;
 		case 's': if (optarg) stats_file = optarg; else all_rows = 1; break;
 		case 'S': summary_file = optarg; break;
 		case 'l': lazy = optarg; break;
-		case 'h': usage(stdout); return CLI_OK;
+		case 'h': return CLI_OK;
 		default: return CLI_USAGE;
 		}
 	}

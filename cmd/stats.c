@@ -15,15 +15,13 @@
 
 static const char *const SUB = "stats";
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: symlazy stats [--json] FILE.json\n"
-		   "Print the stats the shim wrote (SYMLAZY_STATS=FILE, or symlazy run --stats=FILE):\n"
-		   "lazy on/off and why, one row per symbol-table scan (DSO, build-id, .symtab/.dynsym,\n"
-		   "mode, symbols kept/scanned, bytes charged) with its reason, and the totals.\n"
-		   "  --json   check the file has the shape the shim writes and print it unchanged\n"
-		   "Exit: 0 ok, 1 unreadable or malformed file, 2 usage.\n");
-}
+static const char USAGE[] =
+	"usage: symlazy stats [--json] FILE.json\n"
+	"Print the stats the shim wrote (SYMLAZY_STATS=FILE, or symlazy run --stats=FILE):\n"
+	"lazy on/off and why, one row per symbol-table scan (DSO, build-id, .symtab/.dynsym,\n"
+	"mode, symbols kept/scanned, bytes charged) with its reason, and the totals.\n"
+	"  --json   check the file has the shape the shim writes and print it unchanged\n"
+	"Exit: 0 ok, 1 unreadable or malformed file, 2 usage.\n";
 
 static int copy_out(const char *path)
 {
@@ -46,18 +44,17 @@ int cmd_stats(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_OPTS_END,
 	};
 	struct sl_stats_doc doc;
 	char err[256];
 	int c, json = 0, r;
 
 	optind = 1;
-	while ((c = cli_getopt(SUB, argc, argv, "+:h", opts)) != -1) {
+	while ((c = cli_getopt(SUB, USAGE, argc, argv, "+:h", opts)) != -1) {
 		switch (c) {
 		case 'j': json = 1; break;
-		case 'h': usage(stdout); return CLI_OK;
+		case 'h': return CLI_OK;
 		default: return CLI_USAGE;
 		}
 	}

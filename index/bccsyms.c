@@ -707,15 +707,8 @@ int sl_bcc_proc_parse_maps(struct sl_bcc_proc *p, struct sl_bcc_registry *r, con
 			       strstr(name, "/memfd:") || strstr(name, ".zip") || strstr(name, ".apk"));
 		if (!m)
 			return -ENOMEM;
-		if (m->nr == m->cap) {
-			size_t nc = m->cap ? m->cap * 2 : 4;
-			struct sl_bcc_range *nr = realloc(m->r, nc * sizeof(*nr));
-
-			if (!nr)
-				return -ENOMEM;
-			m->r = nr;
-			m->cap = nc;
-		}
+		if (sl_grow((void **)&m->r, &m->cap, m->nr + 1, sizeof(*m->r), 4) < 0)
+			return -ENOMEM;
 		m->r[m->nr].start = start;
 		m->r[m->nr].end = end;
 		m->r[m->nr].file_offset = off;

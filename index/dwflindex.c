@@ -60,22 +60,7 @@ static int ent_less(const struct sl_dwfl_ent *a, const struct sl_dwfl_ent *b)
 	return de_ndx(a) < de_ndx(b);
 }
 
-static void sift(struct sl_dwfl_ent *e, size_t root, size_t n)
-{
-	for (;;) {
-		size_t c = 2 * root + 1;
-		struct sl_dwfl_ent t;
-
-		if (c >= n)
-			return;
-		if (c + 1 < n && ent_less(&e[c], &e[c + 1]))
-			c++;
-		if (!ent_less(&e[root], &e[c]))
-			return;
-		t = e[root]; e[root] = e[c]; e[c] = t;
-		root = c;
-	}
-}
+SL_HEAPSORT(heapsort_ents, struct sl_dwfl_ent, ent_less)
 
 void sl_dwfl_sort(struct sl_dwfl_ent *e, size_t n)
 {
@@ -88,14 +73,7 @@ void sl_dwfl_sort(struct sl_dwfl_ent *e, size_t n)
 		;
 	if (i == n)
 		return;
-	for (i = n / 2; i-- > 0;)
-		sift(e, i, n);
-	for (i = n - 1; i > 0; i--) {
-		struct sl_dwfl_ent t = e[0];
-
-		e[0] = e[i]; e[i] = t;
-		sift(e, 0, i);
-	}
+	heapsort_ents(e, n);
 }
 
 /* ---- blocks ------------------------------------------------------------- */
@@ -580,6 +558,26 @@ static int cur_fill(int fd, struct cursor *c)
 	return 0;
 }
 
+/* @heap[0..@nh): a binary min-heap of indexes into @cur by their head
+ * entry; sift the one at @root down to its place */
+static void cursor_sift(const struct cursor *cur, uint32_t *heap, uint32_t nh, uint32_t root)
+{
+#define HEAD(k) (&cur[heap[k]].buf[cur[heap[k]].i])
+	for (;;) {
+		uint32_t c = 2 * root + 1, t;
+
+		if (c >= nh)
+			break;
+		if (c + 1 < nh && ent_less(HEAD(c + 1), HEAD(c)))
+			c++;
+		if (!ent_less(HEAD(c), HEAD(root)))
+			break;
+		t = heap[c]; heap[c] = heap[root]; heap[root] = t;
+		root = c;
+	}
+#undef HEAD
+}
+
 /* Merge the runs of @r into @o; block summaries into @blk (nblocks(total)),
  * least key / greatest key + size into @lo / @hi. */
 static int run_merge(struct runset *r, struct ostream *o, int bfd, off_t *boff, uint64_t *keys,
@@ -613,22 +611,8 @@ static int run_merge(struct runset *r, struct ostream *o, int bfd, off_t *boff, 
 		if (cur[k].n)
 			heap[nh++] = k;
 	}
-#define HEAD(k) (&cur[heap[k]].buf[cur[heap[k]].i])
-	/* a binary min-heap of cursors by their head entry */
-	for (uint32_t k = nh / 2; k-- > 0;) {
-		for (uint32_t root = k;;) {
-			uint32_t c = 2 * root + 1, t;
-
-			if (c >= nh)
-				break;
-			if (c + 1 < nh && ent_less(HEAD(c + 1), HEAD(c)))
-				c++;
-			if (!ent_less(HEAD(c), HEAD(root)))
-				break;
-			t = heap[c]; heap[c] = heap[root]; heap[root] = t;
-			root = c;
-		}
-	}
+	for (uint32_t k = nh / 2; k-- > 0;)
+		cursor_sift(cur, heap, nh, k);
 	acc_init(&acc);
 	*lo = UINT64_MAX;
 	while (nh) {
@@ -665,20 +649,8 @@ static int run_merge(struct runset *r, struct ostream *o, int bfd, off_t *boff, 
 			goto out;
 		if (!c->n)
 			heap[0] = heap[--nh];
-		for (uint32_t root = 0;;) {
-			uint32_t ch = 2 * root + 1, t;
-
-			if (ch >= nh)
-				break;
-			if (ch + 1 < nh && ent_less(HEAD(ch + 1), HEAD(ch)))
-				ch++;
-			if (!ent_less(HEAD(ch), HEAD(root)))
-				break;
-			t = heap[ch]; heap[ch] = heap[root]; heap[root] = t;
-			root = ch;
-		}
+		cursor_sift(cur, heap, nh, 0);
 	}
-#undef HEAD
 	ret = o->err ? -o->err : 0;
 out:
 	free(cur);

@@ -5,20 +5,30 @@
 #include "index/symindex.h"
 #include "util/util.h"
 
+Elf_Scn *sl_elf_next(const struct elf_ops *ops, Elf *elf, Elf_Scn *scn, size_t shstrndx, GElf_Shdr *sh,
+		     const char **name)
+{
+	while ((scn = ops->elf_nextscn(elf, scn)) != NULL) {
+		if (!ops->gelf_getshdr(scn, sh))
+			continue;
+		*name = ops->elf_strptr(elf, shstrndx, sh->sh_name);
+		return scn;
+	}
+	return NULL;
+}
+
 int sl_elf_sections(const struct elf_ops *ops, Elf *elf, sl_section_fn fn, void *ctx)
 {
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	const char *name;
+	int r;
 
 	if (ops->elf_getshdrstrndx(elf, &shstrndx) != 0)
 		return -EINVAL;
-	while ((scn = ops->elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		int r;
-
-		if (!ops->gelf_getshdr(scn, &sh))
-			continue;
-		r = fn(scn, &sh, ops->elf_strptr(elf, shstrndx, sh.sh_name), ctx);
+	while ((scn = sl_elf_next(ops, elf, scn, shstrndx, &sh, &name)) != NULL) {
+		r = fn(scn, &sh, name, ctx);
 		if (r)
 			return r;
 	}

@@ -26,6 +26,15 @@ struct symidx_layout;
 typedef int (*sl_section_fn)(Elf_Scn *scn, const GElf_Shdr *sh, const char *name, void *ctx);
 int sl_elf_sections(const struct elf_ops *ops, Elf *elf, sl_section_fn fn, void *ctx);
 
+/*
+ * sl_elf_next - the iterator form of sl_elf_sections, for walks that stop
+ * early or keep state: the section after @scn (NULL: the first) whose
+ * header reads, with the header in *@sh and its name from the @shstrndx
+ * string table in *@name (NULL when it cannot be read); NULL after the last.
+ */
+Elf_Scn *sl_elf_next(const struct elf_ops *ops, Elf *elf, Elf_Scn *scn, size_t shstrndx, GElf_Shdr *sh,
+		     const char **name);
+
 /* sl_elf_section - the first section named @want: 1 with *@out / *@shout
  * set (either may be NULL), 0 if there is none. */
 int sl_elf_section(const struct elf_ops *ops, Elf *elf, const char *want, Elf_Scn **out,

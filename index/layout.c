@@ -184,18 +184,14 @@ static void layout_plt2(const struct elf_ops *ops, Elf *elf, uint64_t fsize, siz
 	int have_plt = 0, have_got = 0, have_sec = 0, x86, is64;
 	GElf_Ehdr eh;
 	const GElf_Shdr *r;
+	const char *name;
 
 	if (!ops->gelf_getehdr(elf, &eh))
 		return;
 	p->machine = eh.e_machine;
 	is64 = eh.e_ident[EI_CLASS] == ELFCLASS64;
 	x86 = eh.e_machine == EM_386 || eh.e_machine == EM_X86_64;
-	while ((scn = ops->elf_nextscn(elf, scn)) != NULL) {
-		const char *name;
-
-		if (!ops->gelf_getshdr(scn, &sh))
-			continue;
-		name = ops->elf_strptr(elf, shstrndx, sh.sh_name);
+	while ((scn = sl_elf_next(ops, elf, scn, shstrndx, &sh, &name)) != NULL) {
 		if (!name)
 			continue;
 		if (!have_plt && !strcmp(name, ".plt")) {
@@ -336,13 +332,10 @@ int symindex_layout(const struct elf_ops *ops, Elf *elf, uint64_t fsize, struct 
 		GElf_Shdr rel = { 0 }, plt = { 0 };
 		int have_rel = 0, have_plt = 0;
 
-		while ((scn = ops->elf_nextscn(elf, scn)) != NULL) {
-			GElf_Shdr sh;
-			const char *name;
+		GElf_Shdr sh;
+		const char *name;
 
-			if (!ops->gelf_getshdr(scn, &sh))
-				continue;
-			name = ops->elf_strptr(elf, shstrndx, sh.sh_name);
+		while ((scn = sl_elf_next(ops, elf, scn, shstrndx, &sh, &name)) != NULL) {
 			if (sh.sh_type == SHT_DYNSYM && sl_streq(name, ".dynsym") && !dynsym_idx)
 				dynsym_idx = ops->elf_ndxscn(scn);
 			else if (sl_streq(name, ".rela.plt") && have_rel != 2) {

@@ -9,6 +9,16 @@
 #define N(i) (t->n[i])
 #define V(i) (t->v[i])
 
+/* lib/rbtree.c writes each rebalancing case twice, once per side; here one
+ * body serves both: C(x, d) is x's right child for d = 1, its left one for
+ * d = 0, so with d the side of the sibling (uncle) the updates are those of
+ * the kernel's branch for that side. */
+static inline uint32_t *child(struct rbs *t, uint32_t x, int d)
+{
+	return d ? &N(x).right : &N(x).left;
+}
+#define C(x, d) (*child(t, (x), (d)))
+
 static void change_child(struct rbs *t, uint32_t old, uint32_t nw, uint32_t parent)
 {
 	if (parent) {
@@ -42,6 +52,7 @@ static void set_pc(struct rbs *t, uint32_t x, uint32_t parent, uint32_t red)
 static void insert_color(struct rbs *t, uint32_t node)
 {
 	uint32_t parent = N(node).parent, gparent, tmp;
+	int u;
 
 	for (;;) {
 		if (!parent) {
@@ -51,61 +62,33 @@ static void insert_color(struct rbs *t, uint32_t node)
 		if (!N(parent).red)
 			break;
 		gparent = N(parent).parent;
-		tmp = N(gparent).right;
-		if (parent != tmp) {            /* parent == gparent->left */
-			if (tmp && N(tmp).red) {
-				set_pc(t, tmp, gparent, 0);
-				set_pc(t, parent, gparent, 0);
-				node = gparent;
-				parent = N(node).parent;
-				set_pc(t, node, parent, 1);
-				continue;
-			}
-			tmp = N(parent).right;
-			if (node == tmp) {
-				tmp = N(node).left;
-				N(parent).right = tmp;
-				N(node).left = parent;
-				if (tmp)
-					set_pc(t, tmp, parent, 0);
-				set_pc(t, parent, node, 1);
-				parent = node;
-				tmp = N(node).right;
-			}
-			N(gparent).left = tmp;
-			N(parent).right = gparent;
-			if (tmp)
-				set_pc(t, tmp, gparent, 0);
-			rotate_set_parents(t, gparent, parent, 1);
-			break;
-		} else {
-			tmp = N(gparent).left;
-			if (tmp && N(tmp).red) {
-				set_pc(t, tmp, gparent, 0);
-				set_pc(t, parent, gparent, 0);
-				node = gparent;
-				parent = N(node).parent;
-				set_pc(t, node, parent, 1);
-				continue;
-			}
-			tmp = N(parent).left;
-			if (node == tmp) {
-				tmp = N(node).right;
-				N(parent).left = tmp;
-				N(node).right = parent;
-				if (tmp)
-					set_pc(t, tmp, parent, 0);
-				set_pc(t, parent, node, 1);
-				parent = node;
-				tmp = N(node).left;
-			}
-			N(gparent).right = tmp;
-			N(parent).left = gparent;
-			if (tmp)
-				set_pc(t, tmp, gparent, 0);
-			rotate_set_parents(t, gparent, parent, 1);
-			break;
+		u = parent != N(gparent).right;   /* the uncle's side: 1 when parent == gparent->left */
+		tmp = C(gparent, u);
+		if (tmp && N(tmp).red) {
+			set_pc(t, tmp, gparent, 0);
+			set_pc(t, parent, gparent, 0);
+			node = gparent;
+			parent = N(node).parent;
+			set_pc(t, node, parent, 1);
+			continue;
 		}
+		tmp = C(parent, u);
+		if (node == tmp) {
+			tmp = C(node, !u);
+			C(parent, u) = tmp;
+			C(node, !u) = parent;
+			if (tmp)
+				set_pc(t, tmp, parent, 0);
+			set_pc(t, parent, node, 1);
+			parent = node;
+			tmp = C(node, u);
+		}
+		C(gparent, !u) = tmp;
+		C(parent, u) = gparent;
+		if (tmp)
+			set_pc(t, tmp, gparent, 0);
+		rotate_set_parents(t, gparent, parent, 1);
+		break;
 	}
 }
 
@@ -144,93 +127,51 @@ void rbs_insert(struct rbs *t, uint32_t x)
 static void erase_color(struct rbs *t, uint32_t parent)
 {
 	uint32_t node = 0, sibling, tmp1, tmp2;
+	int d;
 
 	for (;;) {
-		sibling = N(parent).right;
-		if (node != sibling) {          /* node == parent->left */
-			if (N(sibling).red) {
-				tmp1 = N(sibling).left;
-				N(parent).right = tmp1;
-				N(sibling).left = parent;
-				set_pc(t, tmp1, parent, 0);
-				rotate_set_parents(t, parent, sibling, 1);
-				sibling = tmp1;
-			}
-			tmp1 = N(sibling).right;
-			if (!tmp1 || !N(tmp1).red) {
-				tmp2 = N(sibling).left;
-				if (!tmp2 || !N(tmp2).red) {
-					set_pc(t, sibling, parent, 1);
-					if (N(parent).red) {
-						N(parent).red = 0;
-					} else {
-						node = parent;
-						parent = N(node).parent;
-						if (parent)
-							continue;
-					}
-					break;
-				}
-				tmp1 = N(tmp2).right;
-				N(sibling).left = tmp1;
-				N(tmp2).right = sibling;
-				N(parent).right = tmp2;
-				if (tmp1)
-					set_pc(t, tmp1, sibling, 0);
-				tmp1 = sibling;
-				sibling = tmp2;
-			}
-			tmp2 = N(sibling).left;
-			N(parent).right = tmp2;
-			N(sibling).left = parent;
-			set_pc(t, tmp1, sibling, 0);
-			if (tmp2)
-				N(tmp2).parent = parent;
-			rotate_set_parents(t, parent, sibling, 0);
-			break;
-		} else {
-			sibling = N(parent).left;
-			if (N(sibling).red) {
-				tmp1 = N(sibling).right;
-				N(parent).left = tmp1;
-				N(sibling).right = parent;
-				set_pc(t, tmp1, parent, 0);
-				rotate_set_parents(t, parent, sibling, 1);
-				sibling = tmp1;
-			}
-			tmp1 = N(sibling).left;
-			if (!tmp1 || !N(tmp1).red) {
-				tmp2 = N(sibling).right;
-				if (!tmp2 || !N(tmp2).red) {
-					set_pc(t, sibling, parent, 1);
-					if (N(parent).red) {
-						N(parent).red = 0;
-					} else {
-						node = parent;
-						parent = N(node).parent;
-						if (parent)
-							continue;
-					}
-					break;
-				}
-				tmp1 = N(tmp2).left;
-				N(sibling).right = tmp1;
-				N(tmp2).left = sibling;
-				N(parent).left = tmp2;
-				if (tmp1)
-					set_pc(t, tmp1, sibling, 0);
-				tmp1 = sibling;
-				sibling = tmp2;
-			}
-			tmp2 = N(sibling).right;
-			N(parent).left = tmp2;
-			N(sibling).right = parent;
-			set_pc(t, tmp1, sibling, 0);
-			if (tmp2)
-				N(tmp2).parent = parent;
-			rotate_set_parents(t, parent, sibling, 0);
-			break;
+		d = node != N(parent).right;   /* the sibling's side: 1 when node == parent->left */
+		sibling = C(parent, d);
+		if (N(sibling).red) {
+			tmp1 = C(sibling, !d);
+			C(parent, d) = tmp1;
+			C(sibling, !d) = parent;
+			set_pc(t, tmp1, parent, 0);
+			rotate_set_parents(t, parent, sibling, 1);
+			sibling = tmp1;
 		}
+		tmp1 = C(sibling, d);
+		if (!tmp1 || !N(tmp1).red) {
+			tmp2 = C(sibling, !d);
+			if (!tmp2 || !N(tmp2).red) {
+				set_pc(t, sibling, parent, 1);
+				if (N(parent).red) {
+					N(parent).red = 0;
+				} else {
+					node = parent;
+					parent = N(node).parent;
+					if (parent)
+						continue;
+				}
+				break;
+			}
+			tmp1 = C(tmp2, d);
+			C(sibling, !d) = tmp1;
+			C(tmp2, d) = sibling;
+			C(parent, d) = tmp2;
+			if (tmp1)
+				set_pc(t, tmp1, sibling, 0);
+			tmp1 = sibling;
+			sibling = tmp2;
+		}
+		tmp2 = C(sibling, !d);
+		C(parent, d) = tmp2;
+		C(sibling, !d) = parent;
+		set_pc(t, tmp1, sibling, 0);
+		if (tmp2)
+			N(tmp2).parent = parent;
+		rotate_set_parents(t, parent, sibling, 0);
+		break;
 	}
 }
 

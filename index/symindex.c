@@ -103,22 +103,7 @@ static int entry_less(const struct symidx_entry *a, const struct symidx_entry *b
 	return a->idx < b->idx;
 }
 
-static void sift_down(struct symidx_entry *e, size_t root, size_t n)
-{
-	for (;;) {
-		size_t child = 2 * root + 1;
-		struct symidx_entry t;
-
-		if (child >= n)
-			return;
-		if (child + 1 < n && entry_less(&e[child], &e[child + 1]))
-			child++;
-		if (!entry_less(&e[root], &e[child]))
-			return;
-		t = e[root]; e[root] = e[child]; e[child] = t;
-		root = child;
-	}
-}
+SL_HEAPSORT(heapsort_entries, struct symidx_entry, entry_less)
 
 /*
  * sort_by_start - stable LSD radix sort of @e by start over the bits that
@@ -183,18 +168,7 @@ static void sort_by_start(struct symidx_entry *e, size_t n, struct symidx_entry 
 
 void symindex_sort(struct symidx_entry *e, size_t n)
 {
-	size_t i;
-
-	if (n < 2)
-		return;
-	for (i = n / 2; i-- > 0;)
-		sift_down(e, i, n);
-	for (i = n - 1; i > 0; i--) {
-		struct symidx_entry t = e[0];
-
-		e[0] = e[i]; e[i] = t;
-		sift_down(e, 0, i);
-	}
+	heapsort_entries(e, n);
 }
 
 /* One table as perf's symsrc__init() finds it: by name, then by type. */
@@ -202,14 +176,10 @@ static Elf_Data *named_table(const struct elf_ops *ops, Elf *elf, size_t shstrnd
 			     const char *want, Elf64_Word type, uint32_t *n, Elf_Data **str)
 {
 	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	const char *name;
 
-	while ((scn = ops->elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (!ops->gelf_getshdr(scn, &sh))
-			continue;
-		name = ops->elf_strptr(elf, shstrndx, sh.sh_name);
+	while ((scn = sl_elf_next(ops, elf, scn, shstrndx, &sh, &name)) != NULL) {
 		if (!name || strcmp(name, want))
 			continue;
 		if (sh.sh_type != type || !sh.sh_entsize)

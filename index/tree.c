@@ -270,18 +270,14 @@ static void tree_save(const struct sim *S, const struct symidx_src *src, uint64_
 			nd.id = SIM_PEND | o;
 			o += k + 1;
 		}
-		if (N->left) {
+		for (int side = 0; side < 2; side++) {  /* the left child, then the right one */
+			uint32_t ch = side ? N->right : N->left;
+
+			if (!ch)
+				continue;
 			if (cnt < live) {
-				q[++cnt] = N->left;
-				nd.left = cnt;
-			} else {
-				bad = 1;
-			}
-		}
-		if (N->right) {
-			if (cnt < live) {
-				q[++cnt] = N->right;
-				nd.right = cnt;
+				q[++cnt] = ch;
+				*(side ? &nd.right : &nd.left) = cnt;
 			} else {
 				bad = 1;
 			}

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "perfdata/htab.h"
+#include "util/util.h"
 
 int pd_htab_init(struct pd_htab *t, size_t cap)
 {
@@ -72,20 +73,5 @@ int pd_htab_add(struct pd_htab *t, uint64_t h, uint32_t idx, pd_htab_hash_fn hf,
 
 int pd_grow(void **p, size_t *alloc, size_t need, size_t sz)
 {
-	size_t n = *alloc ? *alloc : 8;
-	void *q;
-
-	if (need <= *alloc)
-		return 0;
-	while (n < need) {
-		if (n > SIZE_MAX / 2 / sz)
-			return -ENOMEM;
-		n *= 2;
-	}
-	q = realloc(*p, n * sz);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*alloc = n;
-	return 0;
+	return sl_grow(p, alloc, need, sz, 8);
 }

@@ -18,20 +18,7 @@
 
 static int grow(void **p, size_t *alloc, size_t need, size_t sz)
 {
-	size_t na;
-	void *n;
-
-	if (need <= *alloc)
-		return 0;
-	na = *alloc ? *alloc * 2 : 1024;
-	while (na < need)
-		na *= 2;
-	n = realloc(*p, na * sz);
-	if (!n)
-		return -ENOMEM;
-	*p = n;
-	*alloc = na;
-	return 0;
+	return sl_grow(p, alloc, need, sz, 1024);
 }
 
 int pd_kernel_addr(struct pd_kernel *k, uint64_t ip)

@@ -270,6 +270,20 @@ static long note_vdso(struct col *c, uint64_t start, uint64_t len)
 	return 0;
 }
 
+/* The map of @mm onto DSO @d (file offset @pgoff at mm->start), with an
+ * address list (zeroed) for every DSO up to @d. */
+static int map_dso(struct col *c, const struct pd_mmap *mm, uint32_t d, uint64_t pgoff, int data)
+{
+	if (d >= c->alloc_addrs) {
+		size_t old = c->alloc_addrs;
+
+		if (pd_grow((void **)&c->addrs, &c->alloc_addrs, (size_t)d + 1, sizeof(*c->addrs)) < 0)
+			return -ENOMEM;
+		memset(c->addrs + old, 0, (c->alloc_addrs - old) * sizeof(*c->addrs));
+	}
+	return pd_machine_mmap(&c->m, mm->pid, mm->tid, mm->start, mm->len, pgoff, d, data);
+}
+
 /* MMAP/MMAP2 of a user-space file: a map of thread tid. MMAP2 data
  * mappings (perf record -d: no PROT_EXEC, MISC_MMAP_DATA) and MMAP with
  * MISC_MMAP_DATA only serve sampled ADDRs (statistics; perf resolves
@@ -297,17 +311,7 @@ static int do_mmap(struct col *c, uint16_t misc, const struct pd_mmap *mm)
 		struct pd_file_ino noino = { 0, 0, 0, 0 };
 
 		d = pd_machine_dso(&c->m, path, bid, 0, &noino);
-		if (d < 0)
-			return (int)d;
-		if ((size_t)d >= c->alloc_addrs) {
-			size_t old = c->alloc_addrs;
-
-			if (pd_grow((void **)&c->addrs, &c->alloc_addrs, (size_t)d + 1, sizeof(*c->addrs)) < 0)
-				return -ENOMEM;
-			memset(c->addrs + old, 0, (c->alloc_addrs - old) * sizeof(*c->addrs));
-		}
-		return pd_machine_mmap(&c->m, mm->pid, mm->tid, mm->start, mm->len, mm->start,
-				       (uint32_t)d, 0);
+		return d < 0 ? (int)d : map_dso(c, mm, (uint32_t)d, mm->start, 0);
 	}
 	if (!strcmp(path, "[vdso]") && (d = note_vdso(c, mm->start, mm->len)) < 0)
 		return (int)d;
@@ -331,17 +335,7 @@ static int do_mmap(struct col *c, uint16_t misc, const struct pd_mmap *mm)
 
 		d = pd_machine_dso(&c->m, path, bid, bid_size, &ino);
 	}
-	if (d < 0)
-		return (int)d;
-	if ((size_t)d >= c->alloc_addrs) {
-		size_t old = c->alloc_addrs;
-
-		if (pd_grow((void **)&c->addrs, &c->alloc_addrs, (size_t)d + 1, sizeof(*c->addrs)) < 0)
-			return -ENOMEM;
-		memset(c->addrs + old, 0, (c->alloc_addrs - old) * sizeof(*c->addrs));
-	}
-	return pd_machine_mmap(&c->m, mm->pid, mm->tid, mm->start, mm->len, mm->pgoff,
-			       (uint32_t)d, data);
+	return d < 0 ? (int)d : map_dso(c, mm, (uint32_t)d, mm->pgoff, data);
 }
 
 /* Do all attrs parse PREFIX_FIELDS alike (same sample_type bits there,

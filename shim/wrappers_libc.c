@@ -46,18 +46,30 @@ static int sys_openat(int dirfd, const char *path, int flags, mode_t mode)
 	return (int)syscall(SYS_openat, dirfd, path, flags, mode);
 }
 
-static int fwd_open(int (*fn)(const char *, int, ...), const char *path, int flags, mode_t mode)
+/*
+ * The body of the eight open wrappers: served, else forwarded with the
+ * caller's arguments to the first function libc has of @o2 / @at2 (a
+ * _FORTIFY_SOURCE entry, no mode argument), @o / @at (open-like: no
+ * dirfd; openat-like), else the openat system call. An open-family
+ * wrapper passes AT_FDCWD and only open-like functions, an openat-family
+ * one only openat-like ones.
+ */
+static int serve_or_forward(int dirfd, const char *path, int flags, mode_t mode, int (*o)(const char *, int, ...),
+			    int (*o2)(const char *, int), int (*at)(int, const char *, int, ...),
+			    int (*at2)(int, const char *, int))
 {
-	if (fn)
-		return fn(path, flags, mode);
-	return sys_openat(AT_FDCWD, path, flags, mode);
-}
+	int fd = served(dirfd, path, flags);
 
-static int fwd_openat(int (*fn)(int, const char *, int, ...), int dirfd, const char *path, int flags,
-		      mode_t mode)
-{
-	if (fn)
-		return fn(dirfd, path, flags, mode);
+	if (fd >= 0)
+		return fd;
+	if (o2)
+		return o2(path, flags);
+	if (at2)
+		return at2(dirfd, path, flags);
+	if (o)
+		return o(path, flags, mode);
+	if (at)
+		return at(dirfd, path, flags, mode);
 	return sys_openat(dirfd, path, flags, mode);
 }
 
@@ -74,98 +86,64 @@ static int fwd_openat(int (*fn)(int, const char *, int, ...), int dirfd, const c
 SYMLAZY_EXPORT int open(const char *path, int flags, ...)
 {
 	mode_t mode = 0;
-	int fd;
 
 	MODE_ARG(flags, mode);
 	shim_resolve_libc();
-	if ((fd = served(AT_FDCWD, path, flags)) >= 0)
-		return fd;
-	return fwd_open(real_c.open, path, flags, mode);
+	return serve_or_forward(AT_FDCWD, path, flags, mode, real_c.open, NULL, NULL, NULL);
 }
 
 SYMLAZY_EXPORT int open64(const char *path, int flags, ...)
 {
 	mode_t mode = 0;
-	int fd;
 
 	MODE_ARG(flags, mode);
 	shim_resolve_libc();
-	if ((fd = served(AT_FDCWD, path, flags)) >= 0)
-		return fd;
-	return fwd_open(real_c64.open64 ? real_c64.open64 : real_c.open, path, flags, mode);
+	return serve_or_forward(AT_FDCWD, path, flags, mode, real_c64.open64 ? real_c64.open64 : real_c.open, NULL,
+				NULL, NULL);
 }
 
 SYMLAZY_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
 	mode_t mode = 0;
-	int fd;
 
 	MODE_ARG(flags, mode);
 	shim_resolve_libc();
-	if ((fd = served(dirfd, path, flags)) >= 0)
-		return fd;
-	return fwd_openat(real_c.openat, dirfd, path, flags, mode);
+	return serve_or_forward(dirfd, path, flags, mode, NULL, NULL, real_c.openat, NULL);
 }
 
 SYMLAZY_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 {
 	mode_t mode = 0;
-	int fd;
 
 	MODE_ARG(flags, mode);
 	shim_resolve_libc();
-	if ((fd = served(dirfd, path, flags)) >= 0)
-		return fd;
-	return fwd_openat(real_c64.openat64 ? real_c64.openat64 : real_c.openat, dirfd, path, flags, mode);
+	return serve_or_forward(dirfd, path, flags, mode, NULL, NULL,
+				real_c64.openat64 ? real_c64.openat64 : real_c.openat, NULL);
 }
 
 /* _FORTIFY_SOURCE entry points (open without a mode argument) */
 SYMLAZY_EXPORT int __open_2(const char *path, int flags)
 {
-	int fd;
-
 	shim_resolve_libc();
-	if ((fd = served(AT_FDCWD, path, flags)) >= 0)
-		return fd;
-	if (real_c64.open_2)
-		return real_c64.open_2(path, flags);
-	return fwd_open(real_c.open, path, flags, 0);
+	return serve_or_forward(AT_FDCWD, path, flags, 0, real_c.open, real_c64.open_2, NULL, NULL);
 }
 
 SYMLAZY_EXPORT int __open64_2(const char *path, int flags)
 {
-	int fd;
-
 	shim_resolve_libc();
-	if ((fd = served(AT_FDCWD, path, flags)) >= 0)
-		return fd;
-	if (real_c64.open64_2)
-		return real_c64.open64_2(path, flags);
-	return fwd_open(real_c.open, path, flags, 0);
+	return serve_or_forward(AT_FDCWD, path, flags, 0, real_c.open, real_c64.open64_2, NULL, NULL);
 }
 
 SYMLAZY_EXPORT int __openat_2(int dirfd, const char *path, int flags)
 {
-	int fd;
-
 	shim_resolve_libc();
-	if ((fd = served(dirfd, path, flags)) >= 0)
-		return fd;
-	if (real_c64.openat_2)
-		return real_c64.openat_2(dirfd, path, flags);
-	return fwd_openat(real_c.openat, dirfd, path, flags, 0);
+	return serve_or_forward(dirfd, path, flags, 0, NULL, NULL, real_c.openat, real_c64.openat_2);
 }
 
 SYMLAZY_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 {
-	int fd;
-
 	shim_resolve_libc();
-	if ((fd = served(dirfd, path, flags)) >= 0)
-		return fd;
-	if (real_c64.openat64_2)
-		return real_c64.openat64_2(dirfd, path, flags);
-	return fwd_openat(real_c.openat, dirfd, path, flags, 0);
+	return serve_or_forward(dirfd, path, flags, 0, NULL, NULL, real_c.openat, real_c64.openat64_2);
 }
 
 /* fopen: only plain read modes ("r", "re", "rb", ...) are served */
@@ -186,13 +164,15 @@ static FILE *served_file(const char *path, const char *mode)
 	return f;
 }
 
-SYMLAZY_EXPORT FILE *fopen(const char *path, const char *mode)
+/* fopen and fopen64: served, else libc's @fn64 when it has one, else its fopen */
+static FILE *serve_or_fopen(const char *path, const char *mode, FILE *(*fn64)(const char *, const char *))
 {
-	FILE *f;
+	FILE *f = served_file(path, mode);
 
-	shim_resolve_libc();
-	if ((f = served_file(path, mode)) != NULL)
+	if (f)
 		return f;
+	if (fn64)
+		return fn64(path, mode);
 	if (!real_c.fopen) {
 		errno = ENOSYS;
 		return NULL;
@@ -200,18 +180,14 @@ SYMLAZY_EXPORT FILE *fopen(const char *path, const char *mode)
 	return real_c.fopen(path, mode);
 }
 
+SYMLAZY_EXPORT FILE *fopen(const char *path, const char *mode)
+{
+	shim_resolve_libc();
+	return serve_or_fopen(path, mode, NULL);
+}
+
 SYMLAZY_EXPORT FILE *fopen64(const char *path, const char *mode)
 {
-	FILE *f;
-
 	shim_resolve_libc();
-	if ((f = served_file(path, mode)) != NULL)
-		return f;
-	if (real_c64.fopen64)
-		return real_c64.fopen64(path, mode);
-	if (!real_c.fopen) {
-		errno = ENOSYS;
-		return NULL;
-	}
-	return real_c.fopen(path, mode);
+	return serve_or_fopen(path, mode, real_c64.fopen64);
 }

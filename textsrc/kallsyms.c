@@ -180,15 +180,8 @@ struct ks {
 
 static int push_ent(struct ks *k, uint64_t start, uint32_t off, uint32_t info)
 {
-	if (k->ne == k->alloc) {
-		size_t na = k->alloc ? k->alloc * 2 : 16384;
-		struct ent *n = realloc(k->e, na * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		k->e = n;
-		k->alloc = na;
-	}
+	if (sl_grow((void **)&k->e, &k->alloc, k->ne + 1, sizeof(*k->e), 16384) < 0)
+		return -ENOMEM;
 	k->e[k->ne].start = start;
 	k->e[k->ne].off = off;
 	k->e[k->ne].info = info;
@@ -206,15 +199,8 @@ static long mod_id(struct ks *k, const char *p, size_t n)
 			return (long)i;
 	if (k->nmods >= E_NOMOD)
 		return -E2BIG;
-	if (k->nmods == k->alloc_mods) {
-		size_t na = k->alloc_mods ? k->alloc_mods * 2 : 32;
-		struct modname *nm = realloc(k->mods, na * sizeof(*nm));
-
-		if (!nm)
-			return -ENOMEM;
-		k->mods = nm;
-		k->alloc_mods = na;
-	}
+	if (sl_grow((void **)&k->mods, &k->alloc_mods, k->nmods + 1, sizeof(*k->mods), 32) < 0)
+		return -ENOMEM;
 	k->mods[k->nmods].p = p;
 	k->mods[k->nmods].n = n;
 	k->mods[k->nmods].map = -1;

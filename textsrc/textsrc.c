@@ -59,6 +59,24 @@ void sl_text_free(struct sl_text *t)
 	t->len = 0;
 }
 
+/* A filter's answer into @out: with @filtered its text (@text, @len bytes,
+ * @kept of the @records records), else the whole file (every record kept). */
+static void set_out(struct sl_text *out, uint64_t records, uint64_t symbols, const struct sl_why *why,
+		    int filtered, char *text, size_t len, uint64_t kept)
+{
+	out->records = records;
+	out->symbols = symbols;
+	out->why = *why;
+	if (filtered) {
+		out->filtered = 1;
+		out->text = text;
+		out->len = len;
+		out->kept = kept;
+	} else {
+		out->kept = records;
+	}
+}
+
 int sl_text_filter(const struct pd_result *res, enum sl_text_kind kind, const char *path,
 		   const char *buf, size_t len, int kcore, unsigned ks_rules, struct sl_text *out)
 {
@@ -86,17 +104,7 @@ int sl_text_filter(const struct pd_result *res, enum sl_text_kind kind, const ch
 		rc = ks_filter(buf, len, &f, kcore, &r);
 		if (rc < 0)
 			return rc;
-		out->records = r.records;
-		out->symbols = r.symbols;
-		out->why = r.why;
-		if (r.mode == KS_FILTERED) {
-			out->filtered = 1;
-			out->text = r.out;
-			out->len = r.out_len;
-			out->kept = r.kept;
-		} else {
-			out->kept = r.records;
-		}
+		set_out(out, r.records, r.symbols, &r.why, r.mode == KS_FILTERED, r.out, r.out_len, r.kept);
 		return 0;
 	}
 	if (kind == SL_TEXT_PERFMAP) {
@@ -107,17 +115,7 @@ int sl_text_filter(const struct pd_result *res, enum sl_text_kind kind, const ch
 		rc = pm_filter(buf, len, d ? d->addrs : none, d ? d->nr_addrs : 0, &r);
 		if (rc < 0)
 			return rc;
-		out->records = r.lines;
-		out->symbols = r.symbols;
-		out->why = r.why;
-		if (r.mode == PM_FILTERED) {
-			out->filtered = 1;
-			out->text = r.out;
-			out->len = r.out_len;
-			out->kept = r.kept;
-		} else {
-			out->kept = r.lines;
-		}
+		set_out(out, r.lines, r.symbols, &r.why, r.mode == PM_FILTERED, r.out, r.out_len, r.kept);
 		return 0;
 	}
 	sl_why_set(&out->why, SL_R_TEXT_UNREADABLE, "%s", path ? path : "?");

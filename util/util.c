@@ -10,6 +10,26 @@
 #include <unistd.h>
 #include "util/util.h"
 
+int sl_grow(void **p, size_t *alloc, size_t need, size_t sz, size_t first)
+{
+	size_t n = *alloc ? *alloc : first;
+	void *q;
+
+	if (need <= *alloc)
+		return 0;
+	while (n < need) {
+		if (n > SIZE_MAX / 2 / sz)
+			return -ENOMEM;
+		n *= 2;
+	}
+	q = realloc(*p, n * sz);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*alloc = n;
+	return 0;
+}
+
 int sl_cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

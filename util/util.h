@@ -48,6 +48,50 @@ static inline uint64_t sl_mix64(uint64_t x)
 	return x;
 }
 
+/*
+ * SL_HEAPSORT(name, type, less) - defines static void name(type *e, size_t n),
+ * an in-place heapsort (not stable) of @n elements by the strict order
+ * less(const type *a, const type *b). A macro so that each index format
+ * keeps its own element type and its comparison inlines; index/symindex.c
+ * and index/dwflindex.c sort with it.
+ */
+#define SL_HEAPSORT(name, type, less)                                           \
+	static void name##_sift(type *e, size_t root, size_t n)                 \
+	{                                                                       \
+		for (;;) {                                                      \
+			size_t c = 2 * root + 1;                                \
+			type t;                                                 \
+			if (c >= n)                                             \
+				return;                                         \
+			if (c + 1 < n && less(&e[c], &e[c + 1]))                \
+				c++;                                            \
+			if (!less(&e[root], &e[c]))                             \
+				return;                                         \
+			t = e[root]; e[root] = e[c]; e[c] = t;                  \
+			root = c;                                               \
+		}                                                               \
+	}                                                                       \
+	static void name(type *e, size_t n)                                     \
+	{                                                                       \
+		size_t i;                                                       \
+		if (n < 2)                                                      \
+			return;                                                 \
+		for (i = n / 2; i-- > 0;)                                       \
+			name##_sift(e, i, n);                                   \
+		for (i = n - 1; i > 0; i--) {                                   \
+			type t = e[0];                                          \
+			e[0] = e[i]; e[i] = t;                                  \
+			name##_sift(e, 0, i);                                   \
+		}                                                               \
+	}
+
+/*
+ * sl_grow - make the array *@p (elements of @sz bytes, *@alloc allocated)
+ * hold at least @need elements: the capacity starts at @first and doubles.
+ * Returns 0 or -ENOMEM (array unchanged).
+ */
+int sl_grow(void **p, size_t *alloc, size_t need, size_t sz, size_t first);
+
 /* sl_cmp_u64 - qsort comparator for uint64_t. */
 int sl_cmp_u64(const void *a, const void *b);
 
