@@ -285,9 +285,10 @@ uint32_t symindex_find(const struct symidx *idx, uint64_t addr);
  * (the k-th .rela.plt/.rel.plt entry), SYMIDX_ID_NULL for none; @ans_start
  * (may be NULL) its start. The full tree comes from the cache beside the
  * index (src->cache_dirfd) when there is one, else it is replayed (and its
- * shape cached). Returns 0, 1 if some same-address duplicate
- * choice depended on a name perf post-processes beyond libiberty (answers
- * are then best effort), -EINVAL for an unmodelable index, -errno.
+ * shape cached). Returns 0, 1 (fall back, util/reason.h: a plan would load
+ * the full table) if some same-address duplicate choice depended on a name
+ * perf post-processes beyond libiberty (answers are then best effort),
+ * -EINVAL for an unmodelable index, -errno.
  * Cost: O(n log n) for n candidates, scratch in a memfd mapping.
  */
 #define SYMIDX_ID(table, idx) (((uint64_t)(table) << 32) | (uint32_t)(idx))
