@@ -271,7 +271,8 @@ static void serve_noinfo(int with_addresses)
 int sl_session_a2l_exec(struct sl_session *s, const char *file, char *const argv[])
 {
 	const char *dso, *off, *pathenv;
-	char exe[4096], why[512] = "";
+	char exe[4096], why[512] = "";        /* the budget's detail */
+	struct sl_why w = { SL_R_NONE, "" };
 	struct a2l_table t;
 	struct sl_a2l_entry *e;
 	struct stat st0, st1;
@@ -302,12 +303,12 @@ int sl_session_a2l_exec(struct sl_session *s, const char *file, char *const argv
 		record(s, dso, SL_A2L_M_EXEC, SL_R_A2L_BINUTILS, exe);
 		goto pass;
 	}
-	if ((r = a2l_eligible(dso, why, sizeof(why))) != 1) {
-		if (budget)
-			goto noinfo;
+	if ((r = a2l_eligible(dso, &w)) != 1) {
 		/* 0: binutils reads debug information; < 0: a file whose symbol
-		 * table is not mirrored (unreadable, malformed) */
-		record(s, dso, SL_A2L_M_EXEC, r == 0 ? SL_R_A2L_DEBUG : SL_R_A2L_INDEX, why);
+		 * table is not mirrored (unreadable, malformed): w says which */
+		if (budget)
+			goto noinfo_why;
+		record(s, dso, SL_A2L_M_EXEC, w.code, w.detail);
 		goto pass;
 	}
 	if (budget && a2l_has_dwarf(dso)) {
@@ -316,13 +317,12 @@ int sl_session_a2l_exec(struct sl_session *s, const char *file, char *const argv
 		snprintf(why, sizeof(why), "%.300s has DWARF", dso);
 		goto noinfo;
 	}
-	r = a2l_open(dso, s->cache_dirfd, &t, why, sizeof(why));
+	r = a2l_open(dso, s->cache_dirfd, &t, &w);
 	if (r < 0) {
+		/* SL_R_A2L_DWARF: DWARF outside the mirrored class (srcline/a2l_dwarf.c) */
 		if (budget)
-			goto noinfo;
-		/* srcline/a2l_dwarf.c: DWARF outside the mirrored class */
-		record(s, dso, SL_A2L_M_EXEC, !strncmp(why, "DWARF: ", 7) ? SL_R_A2L_DWARF : SL_R_A2L_INDEX,
-		       !strncmp(why, "DWARF: ", 7) ? why + 7 : why);
+			goto noinfo_why;
+		record(s, dso, SL_A2L_M_EXEC, w.code, w.detail);
 		goto pass;
 	}
 	snprintf(t.exe, sizeof(t.exe), "%s", exe);    /* the fallback's addr2line */
@@ -340,6 +340,9 @@ int sl_session_a2l_exec(struct sl_session *s, const char *file, char *const argv
 
 noinfo_binutils:
 	snprintf(why, sizeof(why), "%.200s is not the mirrored GNU addr2line", exe);
+	goto noinfo;
+noinfo_why:
+	sl_why_format(&w, why, sizeof(why));
 noinfo:
 	record(s, dso, SL_A2L_M_NOINFO, SL_R_A2L_BUDGET, why);
 	close_others();

@@ -240,7 +240,7 @@ int sl_bcc_plan_budget(const struct sl_bcc_index *idx, struct budget *b, const s
 }
 
 int sl_bcc_plan_addrs(const struct sl_bcc_index *idx, const uint64_t *vaddrs, size_t na,
-		      struct sl_bcc_plan *out, char *why, size_t whysz)
+		      struct sl_bcc_plan *out, struct sl_why *why)
 {
 	size_t n = idx->n, bytes = n * (sizeof(uint32_t) + 1 + sizeof(struct sl_bcc_ent)), i, k;
 	uint32_t *pos_of_seq;
@@ -252,16 +252,17 @@ int sl_bcc_plan_addrs(const struct sl_bcc_index *idx, const uint64_t *vaddrs, si
 
 	memset(out, 0, sizeof(*out));
 	out->lazy = 1;
+	sl_why_set(why, SL_R_NONE, NULL);
 	if (plan_tables(idx, out) < 0) {
 		sl_bcc_plan_free(out);
-		return -ENOMEM;
+		return sl_whyf(why, SL_R_NOMEM, -ENOMEM, NULL);
 	}
 	if (!n)
 		return 0;
 	mem = sl_scratch_map(bytes, "symlazy-bccplan");
 	if (!mem) {
 		sl_bcc_plan_free(out);
-		return -ENOMEM;
+		return sl_whyf(why, SL_R_NOMEM, -ENOMEM, NULL);
 	}
 	red = mem;
 	pos_of_seq = (uint32_t *)(red + n);
@@ -280,9 +281,7 @@ int sl_bcc_plan_addrs(const struct sl_bcc_index *idx, const uint64_t *vaddrs, si
 		long rf = sl_bcc_find(idx, vaddrs[a]), rr = sl_bcc_find(&rv, vaddrs[a]);
 
 		if (!same_answer(idx, rf, &rv, rr)) {
-			snprintf(why, whysz, "bcc's answer at 0x%llx depends on symbols a reduced table drops",
-				 (unsigned long long)vaddrs[a]);
-			ret = 1;
+			ret = sl_whyf(why, SL_R_BCC_REDUCED, 1, "0x%llx", (unsigned long long)vaddrs[a]);
 			break;
 		}
 	}

@@ -85,15 +85,18 @@ int sl_session_bcc_plan(struct sl_session *s, const char *path, const struct sl_
 		if (fd >= 0)
 			close(fd);
 		if (va) {
-			char why[256] = "";
+			struct sl_why why;
+			char text[SL_WHY_DETAIL + 128];
 
 			idx = sl_bcc_index_get(&s->bcc, path, opt);
-			r = idx ? sl_bcc_plan_addrs(idx, va, nva, out, why, sizeof(why)) : -1;
+			r = idx ? sl_bcc_plan_addrs(idx, va, nva, out, &why) : -1;
 			free(va);
 			if (r == 0)
 				return 1;
-			if (r > 0 && s->cfg.verbose)
-				sl_warnx("symlazy: %s: %s; loading all its symbols", path, why);
+			if (r > 0 && s->cfg.verbose) {
+				sl_why_format(&why, text, sizeof(text));
+				sl_warnx("symlazy: %s: %s; loading all its symbols", path, text);
+			}
 		}
 	}
 	if (!s->cfg.max_bytes)

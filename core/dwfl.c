@@ -137,21 +137,21 @@ static const char *library(struct sl_session *s, const struct sl_dwfl_ops *ops, 
 	return ops->addrinfo(mod, addr, off, sym, shndxp, elfp, biasp);
 }
 
-static void give_up(struct sl_session *s, struct sl_dwfl_mod *m, const char *why)
+static void give_up(struct sl_session *s, struct sl_dwfl_mod *m, const struct sl_why *why)
 {
 	sl_dwfl_index_close(&m->idx);
 	m->state = DM_LIBRARY;
-	snprintf(m->why, sizeof(m->why), "%s", why);
+	sl_why_format(why, m->why, sizeof(m->why));
 	COUNT(s, dwfl_unmodelable);
 	if (s->cfg.verbose)
-		sl_warnx("symlazy: libdwfl module answered by libdwfl: %s", why);
+		sl_warnx("symlazy: libdwfl module answered by libdwfl: %s", m->why);
 }
 
 /* Make the index of @m: the cache, or (after enough library calls) a build.
  * 1 if indexed, 0 if this lookup goes to libdwfl. */
 static int ensure_index(struct sl_session *s, struct sl_dwfl_mod *m, struct sl_dwfl_src *src)
 {
-	char why[128];
+	struct sl_why why;
 	int r, saved = errno;           /* our files and mappings are not the tool's business */
 
 	if (m->library_calls < SL_DWFL_CACHE_AFTER) {
@@ -168,12 +168,10 @@ static int ensure_index(struct sl_session *s, struct sl_dwfl_mod *m, struct sl_d
 			m->library_calls++;
 			return 0;
 		}
-		r = sl_dwfl_index_build(src, &m->idx, why, sizeof(why));
+		r = sl_dwfl_index_build(src, &m->idx, &why);
 		errno = saved;
 		if (r != 0) {
-			if (r < 0)
-				snprintf(why, sizeof(why), "index build failed: %s", strerror(-r));
-			give_up(s, m, why);
+			give_up(s, m, &why);        /* 1 or -errno: libdwfl answers */
 			return 0;
 		}
 		COUNT(s, dwfl_built);
@@ -190,7 +188,10 @@ static int ensure_index(struct sl_session *s, struct sl_dwfl_mod *m, struct sl_d
 		Elf *elf = NULL;
 
 		if (!src->getsym(src->ctx, m->idx.h->elf[k].probe, &sym, &value, &shndx, &elf, &bias) || !elf) {
-			give_up(s, m, "probe symbol unreadable");
+			struct sl_why w;
+
+			sl_why_set(&w, SL_R_DWFL_STALE, "probe symbol unreadable");
+			give_up(s, m, &w);
 			return 0;
 		}
 		m->elfs[k] = elf;
@@ -278,7 +279,10 @@ const char *sl_dwfl_lookup(struct sl_session *s, const struct sl_dwfl_ops *ops, 
 	name = ops->getsym_info(mod, (int)best->ndx, &gs, &value, &shndx, &elf, &b);
 	if (!name || value != best->value || !R->eligible(name, &gs) ||
 	    (elf != m->elfs[0] && elf != m->elfs[1])) {
-		give_up(s, m, "index does not match the module");
+		struct sl_why w;
+
+		sl_why_set(&w, SL_R_DWFL_STALE, NULL);
+		give_up(s, m, &w);
 		return library(s, ops, mod, addr, off, sym, shndxp, elfp, biasp, adjust);
 	}
 	if (adjust)

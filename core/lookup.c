@@ -51,12 +51,12 @@ static Elf *open_elf(const struct elf_ops *ops, const char *path, int *fdp, stru
 
 	*fdp = -1;
 	if (fd < 0) {
-		*rc = sl_whyf(err, errsz, -errno, "%s: %s", path, strerror(errno));
+		*rc = sl_errf(err, errsz, -errno, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
 	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
 		close(fd);
-		*rc = sl_whyf(err, errsz, -EINVAL, "%s: %s", path, "not a regular file");
+		*rc = sl_errf(err, errsz, -EINVAL, "%s: %s", path, "not a regular file");
 		return NULL;
 	}
 	elf = ops->elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -64,7 +64,7 @@ static Elf *open_elf(const struct elf_ops *ops, const char *path, int *fdp, stru
 		if (elf)
 			ops->elf_end(elf);
 		close(fd);
-		*rc = sl_whyf(err, errsz, -EINVAL, "%s: %s", path, "not an ELF file");
+		*rc = sl_errf(err, errsz, -EINVAL, "%s: %s", path, "not an ELF file");
 		return NULL;
 	}
 	*fdp = fd;
@@ -111,7 +111,7 @@ int sl_lookup_open(const char *path, const struct sl_lookup_opts *opts, struct s
 		opts = &def;
 	l = calloc(1, sizeof(*l));
 	if (!l)
-		return sl_whyf(err, errsz, -ENOMEM, "out of memory");
+		return sl_errf(err, errsz, -ENOMEM, "out of memory");
 	l->ops = elfops_direct();
 	l->model = &sl_model_perf61;
 	l->rfd = -1;
@@ -131,15 +131,15 @@ int sl_lookup_open(const char *path, const struct sl_lookup_opts *opts, struct s
 			goto bad;
 		n = elf_read_build_id(l->ops, l->relf, rb, sizeof(rb));
 		if (n != l->bid_len || (n > 0 && memcmp(rb, l->bid, (size_t)n))) {
-			r = sl_whyf(err, errsz, -EINVAL, "%s: build-id differs from %s's", opts->runtime, path);
+			r = sl_errf(err, errsz, -EINVAL, "%s: build-id differs from %s's", opts->runtime, path);
 			goto bad;
 		}
 		if (!sl_elf_runtime_layout(l->ops, l->relf, (uint64_t)rst.st_size, &l->lay)) {
-			r = sl_whyf(err, errsz, -EINVAL, "%s: %s", opts->runtime, "no runtime ELF with program headers");
+			r = sl_errf(err, errsz, -EINVAL, "%s: %s", opts->runtime, "no runtime ELF with program headers");
 			goto bad;
 		}
 	} else if (!sl_elf_runtime_layout(l->ops, l->elf, (uint64_t)st.st_size, &l->lay)) {
-		r = sl_whyf(err, errsz, -EINVAL, "%s: %s", path,
+		r = sl_errf(err, errsz, -EINVAL, "%s: %s", path,
 			 "no runtime ELF with program headers (a separate debug file? give the binary as the runtime ELF)");
 		goto bad;
 	}
@@ -147,16 +147,16 @@ int sl_lookup_open(const char *path, const struct sl_lookup_opts *opts, struct s
 	if (!symindex_src_init(&l->src, l->ops, l->elf, &l->lay, l->bid, (size_t)l->bid_len, &id,
 			       opts->cache_dirfd, opts->demangle ? opts->demangle : SYMIDX_DEM_NOOPTS,
 			       l->model)) {
-		r = sl_whyf(err, errsz, -EINVAL, "%s: %s", path, "no .symtab or .dynsym");
+		r = sl_errf(err, errsz, -EINVAL, "%s: %s", path, "no .symtab or .dynsym");
 		goto bad;
 	}
 	r = symindex_open(&l->src, &l->idx);
 	if (r < 0) {
-		sl_whyf(err, errsz, r, "%s: index: %s", path, strerror(-r));
+		sl_errf(err, errsz, r, "%s: index: %s", path, strerror(-r));
 		goto bad;
 	}
 	if (l->idx.unmodelable) {
-		r = sl_whyf(err, errsz, -EINVAL, "%s: perf 6.1 cannot load this table: %s", path, l->idx.why);
+		r = sl_errf(err, errsz, -EINVAL, "%s: perf 6.1 cannot load this table: %s", path, l->idx.why);
 		goto bad;
 	}
 	plt_inputs(l);
@@ -507,7 +507,8 @@ int sl_names_open(const char *path, const struct sl_names_opts *opts, struct sl_
 		  size_t errsz)
 {
 	struct sl_names *n;
-	char why[768];
+	struct sl_why why;
+	char text[768];
 	int r;
 
 	*out = NULL;
@@ -515,12 +516,13 @@ int sl_names_open(const char *path, const struct sl_names_opts *opts, struct sl_
 		err[0] = '\0';
 	n = calloc(1, sizeof(*n));
 	if (!n)
-		return sl_whyf(err, errsz, -ENOMEM, "out of memory");
+		return sl_errf(err, errsz, -ENOMEM, "out of memory");
 	r = symnames_open(path, opts ? opts->cache_dirfd : -1, opts && opts->rebuild ? SN_OPEN_REBUILD : 0,
-			  &n->idx, why, sizeof(why));
+			  &n->idx, &why);
 	if (r < 0) {
 		free(n);
-		return sl_whyf(err, errsz, r, "%s", why);
+		sl_why_format(&why, text, sizeof(text));
+		return sl_errf(err, errsz, r, "%s", text);
 	}
 	*out = n;
 	return 0;

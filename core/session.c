@@ -206,7 +206,7 @@ static void setup_lazy(struct sl_session *s)
 			return;
 		}
 		if (s->model->lookup_space != SL_LOOKUP_FILE_OFFSET) {
-			set_lazy_why(s, SL_R_UNMODELABLE, "lookups in an address space perf.data is not read into");
+			set_lazy_why(s, SL_R_LOOKUP_SPACE, NULL);
 			return;
 		}
 	}
@@ -537,10 +537,9 @@ const struct pd_dso *sl_dso_match_file(const struct pd_result *res, const char *
 	if (!other)
 		sl_why_set(why, SL_R_NO_BUILD_ID, NULL);
 	else if (!other->have_ino)
-		sl_why_set(why, SL_R_NO_IDENTITY, "no build-id, and perf.data has no inode for %s", other->path);
+		sl_why_set(why, SL_R_NO_INODE, "%s has no inode", other->path);
 	else
-		sl_why_set(why, SL_R_NO_IDENTITY, "no build-id, and %s is not the file recorded (device/inode differ)",
-			   other->path);
+		sl_why_set(why, SL_R_NO_IDENTITY, "%s is not the file recorded (device/inode differ)", other->path);
 	return NULL;
 }
 
@@ -598,7 +597,6 @@ void sl_dso_plan(struct sl_session *s, struct sl_dso *d, sl_sibling_fn sib, void
 	struct symidx_src src;
 	struct symidx idx;
 	struct sl_file_id id = { 0 };
-	char why[SL_WHY_DETAIL];
 	int r;
 
 	d->plan_state = 1;
@@ -651,25 +649,21 @@ void sl_dso_plan(struct sl_session *s, struct sl_dso *d, sl_sibling_fn sib, void
 		sl_why_set(&d->why, SL_R_NOMEM, NULL);
 		goto out;
 	}
-	why[0] = '\0';
 	if (idx.abort_pass && s->annotate && s->model->fixup.abort_annotate_full) {
 		/* the model's rule (model.h; corpus abort-alias) */
-		sl_why_set(&d->why, SL_R_UNMODELABLE, "perf annotate of a DSO whose %s pass perf aborts",
+		sl_why_set(&d->why, SL_R_ANNOTATE_ABORT, "%s",
 			   idx.abort_pass == SYMIDX_ABORT_SYMTAB ? ".symtab" : ".dynsym");
 		goto out;
 	}
 	r = symindex_plan(&idx, &lay, &src, dso->addrs, dso->nr_addrs, d->keep[0], d->keep[1],
-			  &d->kept_groups, why, sizeof(why));
+			  &d->kept_groups, &d->why);
 	if (r == 0) {
 		d->plan_mode = SL_LAZY;
 		if (s->cfg.max_bytes)
 			charge_keep_set(s, d, &src);
-	} else if (r < 0)
+	} else if (r < 0) {
 		sl_why_set(&d->why, SL_R_PLAN_FAILED, "%s", strerror(-r));
-	else if (r == SYMIDX_PLAN_DEMANGLER)
-		sl_why_set(&d->why, SL_R_DEMANGLER, "%s", why);
-	else
-		sl_why_set(&d->why, SL_R_UNMODELABLE, "%s", why);
+	}
 out:
 	symindex_close(&idx);
 	if (d->plan_mode != SL_LAZY)
@@ -933,7 +927,7 @@ static void begin_scan(struct sl_session *s, struct sl_table *t, struct sl_dso *
 			return;
 		}
 		if (st && s->lazy_on) {
-			sl_why_set(&w, SL_R_BCC_SCAN, "a libbcc scan without a plan for this table");
+			sl_why_set(&w, SL_R_BCC_SCAN, NULL);
 			set_stats_why(st, &w);
 		}
 	} else if (s->lazy_on) {

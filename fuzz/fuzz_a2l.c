@@ -136,7 +136,8 @@ static void table_file(const uint8_t *data, size_t size)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct a2l_table t;
-	char path[64], why[512];
+	char path[64];
+	struct sl_why why;
 	int fd, dirfd = -1, r;
 
 	if (size > (1u << 20))
@@ -161,10 +162,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fd = fuzz_memfd(data, size, path, sizeof(path));
 	if (fd < 0)
 		return 0;
-	(void)a2l_eligible(path, why, sizeof(why));
+	(void)a2l_eligible(path, &why);
 	if (size && (data[size - 1] & 1))
 		dirfd = fuzz_cache_dir();
-	r = a2l_open(path, dirfd, &t, why, sizeof(why));
+	r = a2l_open(path, dirfd, &t, &why);
 	if (r == 0) {
 		FUZZ_CHECK(a2l_validate(t.map, t.map_size) == 0);
 		FUZZ_CHECK(!t.dh || a2l_dw_validate(t.dmap, t.dmap_size) == 0);
@@ -174,7 +175,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			struct a2l_table t2;
 
 			/* the file just written must be found and accepted */
-			FUZZ_CHECK(a2l_open(path, dirfd, &t2, why, sizeof(why)) == 0);
+			FUZZ_CHECK(a2l_open(path, dirfd, &t2, &why) == 0);
 			FUZZ_CHECK(t2.from_cache && t2.map_size == t.map_size &&
 				   !memcmp(t2.map, t.map, t.map_size));
 			a2l_close(&t2);

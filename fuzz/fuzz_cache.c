@@ -41,6 +41,7 @@
 #include "fuzz_common.h"
 #include "fuzz_elf.h"
 #include "index/format.h"
+#include "util/reason.h"
 
 extern const unsigned char fuzz_cache_elf[], fuzz_cache_elf_end[];
 
@@ -352,9 +353,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	{
 		uint8_t *ks = calloc(src.nsymtab / 8 + 1, 1), *kd = calloc(src.ndynsym / 8 + 1, 1);
 		uint32_t kept;
-		char why[128];
+		struct sl_why why;
 
-		r = symindex_plan(&idx, &lay, &src, addrs, naddrs, ks, kd, &kept, why, sizeof(why));
+		r = symindex_plan(&idx, &lay, &src, addrs, naddrs, ks, kd, &kept, &why);
 		FUZZ_CHECK(r == 0 || r == 1 || r == -ENOMEM);
 		/* one address at a time too: an ambiguous address makes the
 		 * whole plan give up before it reads the groups it kept (four
@@ -365,7 +366,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 			memset(ks, 0, src.nsymtab / 8 + 1);
 			memset(kd, 0, src.ndynsym / 8 + 1);
-			r = symindex_plan(&idx, &lay, &src, &addrs[a], 1, ks, kd, &kept, why, sizeof(why));
+			r = symindex_plan(&idx, &lay, &src, &addrs[a], 1, ks, kd, &kept, &why);
 			FUZZ_CHECK(r == 0 || r == 1 || r == -ENOMEM);
 		}
 		for (i = 0; i < naddrs; i++) {

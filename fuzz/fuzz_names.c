@@ -16,6 +16,7 @@
 #include "fuzz_common.h"
 #include "index/format.h"
 #include "index/names.h"
+#include "util/reason.h"
 
 static void queries(const struct symnames *n, const uint8_t *data, size_t size)
 {
@@ -57,7 +58,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct symnames n;
 	struct stat st;
-	char path[64], why[256];
+	char path[64];
+	struct sl_why why;
 	int fd;
 
 	if (size > (1u << 20))
@@ -81,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fd = fuzz_memfd(data, size, path, sizeof(path));
 	if (fd < 0)
 		return 0;
-	if (fstat(fd, &st) == 0 && symnames_build(path, fd, &st, -1, &n, why, sizeof(why)) == 0) {
+	if (fstat(fd, &st) == 0 && symnames_build(path, fd, &st, -1, &n, &why) == 0) {
 		FUZZ_CHECK(symnames_validate(n.map, n.map_size) == 0);
 		queries(&n, data, size);
 		symnames_close(&n);

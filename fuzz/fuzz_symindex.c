@@ -12,6 +12,7 @@
 #include <errno.h>
 #include "fuzz_common.h"
 #include "fuzz_elf.h"
+#include "util/reason.h"
 
 #define MAX_ADDRS 64
 
@@ -40,7 +41,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned char bid[20];
 	uint64_t addrs[MAX_ADDRS];
 	size_t naddrs = 0, i;
-	char *buf, why[128];
+	char *buf;
+	struct sl_why why;
 	Elf *elf;
 
 	if (!ops)
@@ -89,7 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			naddrs = o;
 		}
 		if (ks && kd) {
-			r = symindex_plan(&idx, &lay, &src, addrs, naddrs, ks, kd, &kept, why, sizeof(why));
+			r = symindex_plan(&idx, &lay, &src, addrs, naddrs, ks, kd, &kept, &why);
 			FUZZ_CHECK(r == 0 || r == 1 || r == -ENOMEM);
 			FUZZ_CHECK(kept <= idx.ngroups || (idx.ngroups == 0 && kept == 0));
 			/* one address at a time: one ambiguous address makes the
@@ -99,11 +101,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (i = 0; i < naddrs && i < 2 && src.nsymtab < (1u << 20) && src.ndynsym < (1u << 20); i++) {
 				memset(ks, 0, src.nsymtab / 8 + 1);
 				memset(kd, 0, src.ndynsym / 8 + 1);
-				r = symindex_plan(&idx, &lay, &src, &addrs[i], 1, ks, kd, &kept, why, sizeof(why));
+				r = symindex_plan(&idx, &lay, &src, &addrs[i], 1, ks, kd, &kept, &why);
 				FUZZ_CHECK(r == 0 || r == 1 || r == -ENOMEM);
 			}
 			/* and once with no address at all (rule 4) */
-			r = symindex_plan(&idx, &lay, &src, addrs, 0, ks, kd, &kept, why, sizeof(why));
+			r = symindex_plan(&idx, &lay, &src, addrs, 0, ks, kd, &kept, &why);
 			FUZZ_CHECK(r == 0 || r == 1 || r == -ENOMEM);
 		}
 		for (i = 0; i < naddrs; i++) {

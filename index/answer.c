@@ -19,6 +19,7 @@
 #include "index/format.h"
 #include "index/model.h"
 #include "index/rbsim.h"
+#include "util/reason.h"
 #include "util/util.h"
 #include "index/symindex.h"
 #include "index/replay.h"
@@ -151,7 +152,7 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 		  const struct symidx_src *src,
 		  const uint64_t *addrs, size_t naddrs,
 		  uint8_t *keep_symtab, uint8_t *keep_dynsym,
-		  uint32_t *kept_groups, char *why, size_t whysz)
+		  uint32_t *kept_groups, struct sl_why *why)
 {
 	uint8_t *kept;
 	struct members M = { 0 };
@@ -161,17 +162,15 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 	enum sl_plt_rules plt = src && src->model ? src->model->plt : SL_PLT_V61;
 	size_t a, namb = 0, first_amb = 0;
 	uint32_t widen = 0;
+	char at[48] = "";       /* the first address only a tree replay decides */
 	int ret = 0, r;
 
 	*kept_groups = 0;
-	if (idx->unmodelable) {
-		snprintf(why, whysz, "%s", idx->why);
-		return 1;
-	}
-	if (plt == SL_PLT_V62 && lay->p2.unmodelable) {
-		snprintf(why, whysz, "PLT relocations perf cannot synthesize symbols from");
-		return 1;
-	}
+	sl_why_set(why, SL_R_NONE, NULL);
+	if (idx->unmodelable)
+		return sl_whyf(why, SL_R_UNMODELABLE, 1, "%s", idx->why);
+	if (plt == SL_PLT_V62 && lay->p2.unmodelable)
+		return sl_whyf(why, SL_R_PLT_RELOCS, 1, NULL);
 	if (!idx->ngroups)
 		return 0;
 	kept = calloc((idx->ngroups + 7) / 8, 1);
@@ -196,12 +195,14 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 	}
 	if (namb) {
 		/* rule 2: replay perf's full tree for the shape-dependent answers */
-		snprintf(why, whysz, "address %#llx %s", (unsigned long long)addrs[first_amb],
-			 in_plt(lay, addrs[first_amb], addrs[first_amb]) ||
-			 in_synth(lay, plt, addrs[first_amb], addrs[first_amb]) ? "is in the PLT" :
-			 "is covered by overlapping symbols");
+		int at_plt = in_plt(lay, addrs[first_amb], addrs[first_amb]) ||
+			     in_synth(lay, plt, addrs[first_amb], addrs[first_amb]);
+
+		snprintf(at, sizeof(at), "%#llx%s", (unsigned long long)addrs[first_amb],
+			 at_plt ? " (in the PLT)" : "");
 		if (!src) {
-			ret = 1;
+			ret = sl_whyf(why, at_plt ? SL_R_PLT_ADDRESS : SL_R_AMBIGUOUS, 1, "%#llx",
+				      (unsigned long long)addrs[first_amb]);
 			goto out;
 		}
 		buf = malloc(naddrs * 9 * sizeof(*buf));
@@ -224,12 +225,10 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 				char dw[SL_WHY_DETAIL / 2] = "";
 
 				if (src->model->demangler_ready && !src->model->demangler_ready(dw, sizeof(dw))) {
-					snprintf(why + strlen(why), whysz - strlen(why),
-						 "; the duplicate choice needs demangled names: %s", dw);
-					ret = SYMIDX_PLAN_DEMANGLER;
+					ret = sl_whyf(why, SL_R_DEMANGLER, 1, "%s (at %s)", dw, at);
 					goto out;
 				}
-				snprintf(why + strlen(why), whysz - strlen(why), "; duplicate choice needs demangled names");
+				sl_why_set(why, SL_R_DUP_DEMANGLE, "%s", at);
 			}
 			ret = r < 0 ? r : 1;
 			goto out;
@@ -267,9 +266,7 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 				if (full.id[a] != SIM_NULL && !SIM_SYNTH(full.id[a]))
 					PUSH(pred_group(idx, full.start[a]));
 				if (SIM_SYNTH(full.id[a]) && ifunc_names_unknown(lay, plt)) {
-					snprintf(why + strlen(why), whysz - strlen(why),
-						 "; its PLT entry may be named after an IFUNC symbol");
-					ret = 1;
+					ret = sl_whyf(why, SL_R_PLT_IFUNC, 1, "%#llx", (unsigned long long)addrs[a]);
 					goto out;
 				}
 				if (full.name[a] != SIM_NULL)
@@ -277,8 +274,7 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 			} else if ((r == 0) != (full.id[a] == SIM_NULL) ||
 				   (r == 1 && (SIM_SYNTH(full.id[a]) || full.start[a] != idx->groups[g].start))) {
 				/* the replay must agree with every proven answer */
-				snprintf(why, whysz, "tree replay disagrees at %#llx", (unsigned long long)addrs[a]);
-				ret = 1;
+				ret = sl_whyf(why, SL_R_REPLAY_DISAGREES, 1, "%#llx", (unsigned long long)addrs[a]);
 				goto out;
 			}
 		}
@@ -328,7 +324,8 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 		 * one - same symbol, same end, same name source */
 		r = sim_reduced(idx, src, lay, kept, &M, addrs, naddrs, &red);
 		if (r != 0) {
-			ret = r < 0 ? r : 1;
+			/* 1: the reduced tree's duplicate choice needs names too */
+			ret = r < 0 ? r : sl_whyf(why, SL_R_DUP_DEMANGLE, 1, "%s", at);
 			goto out;
 		}
 		for (a = 0; a < naddrs && red.end[a] == full.end[a] && red.name[a] == full.name[a] &&
@@ -336,16 +333,12 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 			     (idx->abort_pass && red.start[a] == full.start[a] &&
 			      sim_same_print(src, red.id[a], full.id[a]))); a++)
 			;
-		if (a == naddrs) {
-			why[0] = '\0';
+		if (a == naddrs)
 			break;
-		}
 		/* Shape differs: keep more of the low end of the table (where
 		 * .init/.plt live) and replay again, up to a few thousand groups. */
 		if (widen >= idx->ngroups || widen > 4096) {
-			snprintf(why, whysz, "address %#llx: reduced tree answers differently",
-				 (unsigned long long)addrs[a]);
-			ret = 1;
+			ret = sl_whyf(why, SL_R_REPLAY_DIFFERS, 1, "%#llx", (unsigned long long)addrs[a]);
 			goto out;
 		}
 		widen = widen ? widen * 4 : 16;

@@ -246,7 +246,7 @@ static size_t count_syms(const struct elf_ops *ops, Elf *e)
 
 /* bcc_elf.c listsymbols() + list_in_scn() for one file. */
 static int list_file(const struct elf_ops *ops, Elf *e, int file, const struct sl_bcc_option *opt,
-		     uint64_t fsize, struct build *b, char *why, size_t whysz,
+		     uint64_t fsize, struct build *b, struct sl_why *why,
 		     struct sl_bcc_index *tabs_of)
 {
 	__typeof__(tabs_of->tabs[0]) *out_tabs = tabs_of ? tabs_of->tabs : NULL;
@@ -264,7 +264,7 @@ static int list_file(const struct elf_ops *ops, Elf *e, int file, const struct s
 		if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)
 			continue;
 		if (!sh.sh_entsize) {
-			snprintf(why, whysz, "symbol table with sh_entsize 0");
+			sl_why_set(why, SL_R_BCC_TABLE, "symbol table with sh_entsize 0");
 			return -1;          /* bcc divides by it */
 		}
 		if (out_tabs && *out_ntabs < 8) {
@@ -273,7 +273,7 @@ static int list_file(const struct elf_ops *ops, Elf *e, int file, const struct s
 			out_tabs[*out_ntabs].nsyms = (uint32_t)(sh.sh_size / sh.sh_entsize);
 			(*out_ntabs)++;
 		} else if (out_tabs) {
-			snprintf(why, whysz, "more than 8 symbol tables");
+			sl_why_set(why, SL_R_BCC_TABLE, "more than 8 symbol tables");
 			return -1;
 		}
 		/* names are read later from the file at the string table's
@@ -283,7 +283,7 @@ static int list_file(const struct elf_ops *ops, Elf *e, int file, const struct s
 		if (strscn && ops->gelf_getshdr(strscn, &strsh) && strsh.sh_size &&
 		    ((strsh.sh_flags & SHF_COMPRESSED) || strsh.sh_type == SHT_NOBITS ||
 		     strsh.sh_offset + strsh.sh_size > fsize)) {
-			snprintf(why, whysz, "string table not readable in place");
+			sl_why_set(why, SL_R_BCC_TABLE, "string table not readable in place");
 			return -1;
 		}
 		while ((data = ops->elf_getdata(scn, data)) != NULL) {
@@ -304,7 +304,7 @@ static int list_file(const struct elf_ops *ops, Elf *e, int file, const struct s
 				if (!(opt->use_symbol_type & (1u << (GELF_ST_TYPE(sym.st_info) & 0xf))))
 					continue;
 				if (b->n == b->cap) {
-					snprintf(why, whysz, "symbol count past the table sizes");
+					sl_why_set(why, SL_R_BCC_TABLE, "symbol count past the table sizes");
 					return -1;
 				}
 				x = &b->e[b->n];
@@ -395,7 +395,7 @@ int sl_bcc_index_build(const struct elf_ops *ops, const char *dbg_path, const ch
 	for (int f = 0; f < 2 && !out->unmodelable; f++) {
 		if (!e[f])
 			continue;
-		if (list_file(ops, e[f], f, opt, out->map_size[f], &b, out->why, sizeof(out->why), out) < 0)
+		if (list_file(ops, e[f], f, opt, out->map_size[f], &b, &out->why, out) < 0)
 			out->unmodelable = 1;
 	}
 	out->ents = b.e;

@@ -42,6 +42,7 @@
 #include <sys/types.h>
 #include "util/elfops.h"
 #include "index/elfx.h"
+#include "util/reason.h"
 
 /* struct bcc_symbol / struct bcc_symbol_option of bcc_syms.h (v0.26.0). */
 struct sl_bcc_symbol {
@@ -85,7 +86,7 @@ struct sl_bcc_index {
 	struct sl_bcc_ent *ents;    /* memfd mapping */
 	size_t n, map_bytes;
 	int unmodelable;            /* bcc would do something not mirrored */
-	char why[128];
+	struct sl_why why;          /* then: SL_R_BCC_TABLE, the detail says what */
 	struct { uint8_t file; uint16_t shndx; uint32_t nsyms; } tabs[8];
 	unsigned ntabs;             /* the symbol tables listed */
 };
@@ -191,12 +192,13 @@ int sl_bcc_plan_budget(const struct sl_bcc_index *idx, struct budget *b, const s
 /*
  * sl_bcc_plan_addrs - the keep-set for @vaddrs (bcc's offsets: st_value
  * space, sorted): the symbol bcc answers each with, checked on the reduced
- * vector as bcc will sort it. 0 with @out set, 1 when the reduced vector
- * answers some address differently (@why says where: keep the full table),
- * -ENOMEM.
+ * vector as bcc will sort it. 0 with @out set, 1 (fall back, util/reason.h:
+ * keep the full table) when the reduced vector answers some address
+ * differently (@why: SL_R_BCC_REDUCED, the address), -ENOMEM (@why:
+ * SL_R_NOMEM).
  */
 int sl_bcc_plan_addrs(const struct sl_bcc_index *idx, const uint64_t *vaddrs, size_t n,
-		      struct sl_bcc_plan *out, char *why, size_t whysz);
+		      struct sl_bcc_plan *out, struct sl_why *why);
 
 void sl_bcc_plan_free(struct sl_bcc_plan *p);
 

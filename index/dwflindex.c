@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "index/dwflindex.h"
 #include "index/symindex.h"
+#include "util/reason.h"
 #include "util/util.h"
 
 /* ---- scan order --------------------------------------------------------- */
@@ -692,9 +693,9 @@ struct elfslot {
 	unsigned e_type, e_machine;
 };
 
-#define FAIL(...) do { snprintf(why, whysz, __VA_ARGS__); ret = 1; goto out; } while (0)
+#define FAIL(...) do { sl_why_set(why, SL_R_DWFL_UNMODELED, __VA_ARGS__); ret = 1; goto out; } while (0)
 
-int sl_dwfl_index_build(const struct sl_dwfl_src *src, struct sl_dwfl_index *out, char *why, size_t whysz)
+int sl_dwfl_index_build(const struct sl_dwfl_src *src, struct sl_dwfl_index *out, struct sl_why *why)
 {
 	const struct sl_lookup_rules *R = src->rules;
 	struct elfslot slots[2];
@@ -715,12 +716,10 @@ int sl_dwfl_index_build(const struct sl_dwfl_src *src, struct sl_dwfl_index *out
 	memset(slots, 0, sizeof(slots));
 	memset(runs, 0, sizeof(runs));
 	runs[0].fd = runs[1].fd = -1;
-	why[0] = '\0';
-	if (src->syments < 2 || src->syments > (int)DE_NDX_MASK || src->first_global < 0) {
-		snprintf(why, whysz, "symbol table of %d entries, first global %d", src->syments,
-			 src->first_global);
-		return 1;
-	}
+	sl_why_set(why, SL_R_NONE, NULL);
+	if (src->syments < 2 || src->syments > (int)DE_NDX_MASK || src->first_global < 0)
+		return sl_whyf(why, SL_R_DWFL_UNMODELED, 1, "symbol table of %d entries, first global %d",
+			       src->syments, src->first_global);
 	/* the disk decision needs the first Elf's identity: read it first */
 	{
 		struct sl_dwfl_elfdesc d0;
@@ -884,6 +883,8 @@ out:
 		discard(src, tmp);
 	if (fd >= 0)
 		close(fd);
+	if (ret < 0)
+		sl_why_set(why, SL_R_INDEX_FAILED, "%s", strerror(-ret));
 	return ret;
 }
 #undef FAIL

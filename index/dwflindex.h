@@ -119,13 +119,15 @@ struct sl_dwfl_src {
  * 0 with @out, -ENOENT (none usable), other -errno.
  * sl_dwfl_index_build - read every symbol through @src->getsym in libdwfl's
  * scan order, build the index (into the cache dir when the module has a
- * file identity, else a memfd). 0 with @out, 1 when libdwfl's answers cannot
- * be modelled (@why says why: unreadable symbol, more than two Elfs, a value
- * that is neither st_value + bias nor st_value, sizes past 32 bits, a
- * machine the rules exclude), or -errno.
+ * file identity, else a memfd). 0 with @out, 1 (fall back, util/reason.h:
+ * libdwfl answers) when libdwfl's answers cannot be modelled (@why:
+ * SL_R_DWFL_UNMODELED, the detail says what: unreadable symbol, more than
+ * two Elfs, a value that is neither st_value + bias nor st_value, sizes past
+ * 32 bits, a machine the rules exclude), or -errno (@why: SL_R_INDEX_FAILED).
  */
+struct sl_why;
 int sl_dwfl_index_cached(const struct sl_dwfl_src *src, struct sl_dwfl_index *out);
-int sl_dwfl_index_build(const struct sl_dwfl_src *src, struct sl_dwfl_index *out, char *why, size_t whysz);
+int sl_dwfl_index_build(const struct sl_dwfl_src *src, struct sl_dwfl_index *out, struct sl_why *why);
 void sl_dwfl_index_close(struct sl_dwfl_index *x);
 
 /* Scratch for one lookup: the candidates handed to the rules. */

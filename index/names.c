@@ -15,6 +15,7 @@
 #include "index/cache.h"
 #include "index/format.h"
 #include "index/names.h"
+#include "util/reason.h"
 #include "util/util.h"
 
 _Static_assert(sizeof(struct symnames_hdr) == 672, "names header layout");
@@ -236,23 +237,21 @@ stale:
 	return -EINVAL;
 }
 
-int symnames_open(const char *path, int dirfd, unsigned flags, struct symnames *out, char *why,
-		  size_t whysz)
+int symnames_open(const char *path, int dirfd, unsigned flags, struct symnames *out, struct sl_why *why)
 {
 	struct stat st;
 	int fd, r;
 
 	memset(out, 0, sizeof(*out));
-	if (whysz)
-		why[0] = '\0';
-	fd = sl_open_regular(path, &st, why, whysz);
+	sl_why_set(why, SL_R_NONE, NULL);
+	fd = sl_open_regular(path, &st, why);
 	if (fd < 0)
 		return fd;
 	if (dirfd >= 0 && !(flags & SN_OPEN_REBUILD) && map_cached(dirfd, &st, out) == 0) {
 		close(fd);
 		return 0;
 	}
-	r = symnames_build(path, fd, &st, dirfd, out, why, whysz);
+	r = symnames_build(path, fd, &st, dirfd, out, why);
 	close(fd);
 	return r;
 }

@@ -178,13 +178,15 @@ uint64_t symnames_key(uint64_t dev, uint64_t ino, uint64_t size, int64_t mtime_s
  * there (without a usable directory: in a memfd, dropped at close).
  * Cost: O(n) to validate a cache file; a build reads both tables once and
  * sorts (O(n log n)) in the mapping it writes, no per-symbol heap memory.
- * Returns 0, or -errno with a one-line reason in @why (@whysz bytes):
- * -ENOENT/-EACCES (open), -EINVAL (not ELF, not ET_EXEC/ET_DYN, corrupt
- * section or program headers), -ENOTSUP (not ELFCLASS64 little-endian),
- * -EFBIG (more than 2^32 - 1 records or string bytes), -ENOMEM, -EIO.
+ * Returns 0, or -errno with the reason in @why (util/reason.h):
+ * -ENOENT/-EACCES (open: SL_R_OPEN_FAILED), -EINVAL (SL_R_NOT_REGULAR,
+ * SL_R_NOT_ELF, SL_R_NAMES_NOT_EXEC, SL_R_NAMES_PHDRS, SL_R_NAMES_SYMTAB),
+ * -ENOTSUP (not ELFCLASS64 little-endian: SL_R_NAMES_ELF_KIND; too many
+ * PT_LOADs: SL_R_NAMES_LOADS), -EFBIG (more than 2^32 - 1 records or string
+ * bytes: SL_R_TOO_BIG), -ENOMEM (SL_R_NOMEM), -EIO (SL_R_NAMES_FILE).
  */
-int symnames_open(const char *path, int dirfd, unsigned flags, struct symnames *out, char *why,
-		  size_t whysz);
+struct sl_why;
+int symnames_open(const char *path, int dirfd, unsigned flags, struct symnames *out, struct sl_why *why);
 void symnames_close(struct symnames *n);
 
 /*
@@ -225,11 +227,11 @@ void symnames_file_name(uint64_t key, char *buf, size_t n);
  * of the ELF file open as @fd (stat @st) into a new file: the cache dir's
  * temporary ".tmp-<pid>-<n>.names" when @dirfd >= 0 (renamed to its name
  * when complete), else a memfd. Maps the result into @out. Returns 0 or
- * -errno with @why set.
+ * -errno with @why set (as symnames_open).
  */
 struct stat;
 int symnames_build(const char *path, int fd, const struct stat *st, int dirfd, struct symnames *out,
-		   char *why, size_t whysz);
+		   struct sl_why *why);
 
 /* symnames_attach - fill @out from a validated mapping (names.c). */
 void symnames_attach(struct symnames *out, void *map, size_t size);

@@ -26,7 +26,10 @@
 #include "index/cache.h"
 #include "index/format.h"
 #include "index/names.h"
+#include "util/reason.h"
 #include "util/util.h"
+
+_Static_assert(SYMNAMES_MAX_LOADS == 16, "util/reason.h SL_R_NAMES_LOADS names the limit");
 
 #define DEBUG_ROOT "/usr/lib/debug"
 #define MAX_VERSIONS 0x8000u
@@ -562,8 +565,8 @@ static uint64_t align8(uint64_t x)
 	return (x + 7) & ~7ull;
 }
 
-static int write_index(struct build *b, const struct stat *st, int dirfd, struct symnames *out, char *why,
-		       size_t whysz)
+static int write_index(struct build *b, const struct stat *st, int dirfd, struct symnames *out,
+		       struct sl_why *why)
 {
 	uint64_t nsyms = 0, nslots = 0, naddrs = 0, strs = 0, size, at, pmax = 0;
 	uint32_t nb = 1, t, i, r, vi;
@@ -595,7 +598,7 @@ static int write_index(struct build *b, const struct stat *st, int dirfd, struct
 				strs += str_bytes((uint64_t)v.len + v.sep + v.ver->len);
 		}
 	if (nsyms >= SYMNAMES_NONE || nslots >= SYMNAMES_NONE || strs > UINT32_MAX - 8)
-		return sl_whyf(why, whysz, -EFBIG, "more than 2^32 symbols or string bytes");
+		return sl_whyf(why, SL_R_TOO_BIG, -EFBIG, "symbols or string bytes");
 	while (nb < nslots)
 		nb <<= 1;
 	size = align8(sizeof(*h) + nsyms * sizeof(*syms));
@@ -605,10 +608,10 @@ static int write_index(struct build *b, const struct stat *st, int dirfd, struct
 
 	fd = sl_cache_backing(dirfd, (size_t)size, SYMNAMES_SUFFIX, "symlazy-names", tmp, sizeof(tmp));
 	if (fd < 0)
-		return sl_whyf(why, whysz, fd, "index file: %s", strerror(-fd));
+		return sl_whyf(why, SL_R_NAMES_FILE, fd, "%s", strerror(-fd));
 	map = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED) {
-		ret = sl_whyf(why, whysz, -errno, "index file: %s", strerror(errno));
+		ret = sl_whyf(why, SL_R_NAMES_FILE, -errno, "%s", strerror(errno));
 		goto out_fd;
 	}
 	memset(map, 0, sizeof(*h));
@@ -752,28 +755,30 @@ out_fd:
 }
 
 int symnames_build(const char *path, int fd, const struct stat *st, int dirfd, struct symnames *out,
-		   char *why, size_t whysz)
+		   struct sl_why *why)
 {
 	struct build *b = calloc(1, sizeof(*b));
 	Elf64_Phdr ph;
 	int r;
 
 	if (!b)
-		return sl_whyf(why, whysz, -ENOMEM, "out of memory");
+		return sl_whyf(why, SL_R_NOMEM, -ENOMEM, NULL);
 	b->dbg_fd = -1;
 	r = img_open(&b->bin, fd, (size_t)st->st_size);
 	if (r < 0) {
-		sl_whyf(why, whysz, r, "%s: %s", path, r == -ENOTSUP ? "not a 64-bit little-endian ELF file" :
-			r == -EINVAL ? "not an ELF file" : strerror(-r));
+		if (r == -ENOTSUP || r == -EINVAL)
+			sl_why_set(why, r == -ENOTSUP ? SL_R_NAMES_ELF_KIND : SL_R_NOT_ELF, "%s", path);
+		else
+			sl_why_set(why, SL_R_OPEN_FAILED, "%s: %s", path, strerror(-r));
 		goto out;
 	}
 	if (b->bin.eh.e_type != ET_EXEC && b->bin.eh.e_type != ET_DYN) {
-		r = sl_whyf(why, whysz, -EINVAL, "%s: not an executable or shared object", path);
+		r = sl_whyf(why, SL_R_NAMES_NOT_EXEC, -EINVAL, "%s", path);
 		goto out;
 	}
 	if (b->bin.eh.e_phnum && (b->bin.eh.e_phentsize < sizeof(ph) ||
 	    !in_file(&b->bin, b->bin.eh.e_phoff, (uint64_t)b->bin.eh.e_phnum * b->bin.eh.e_phentsize))) {
-		r = sl_whyf(why, whysz, -EINVAL, "%s: program headers outside the file", path);
+		r = sl_whyf(why, SL_R_NAMES_PHDRS, -EINVAL, "%s", path);
 		goto out;
 	}
 	for (uint32_t i = 0; i < b->bin.eh.e_phnum; i++) {
@@ -781,7 +786,7 @@ int symnames_build(const char *path, int fd, const struct stat *st, int dirfd, s
 		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
 			continue;
 		if (b->nloads == SYMNAMES_MAX_LOADS) {
-			r = sl_whyf(why, whysz, -ENOTSUP, "%s: more than %d executable PT_LOADs", path, SYMNAMES_MAX_LOADS);
+			r = sl_whyf(why, SL_R_NAMES_LOADS, -ENOTSUP, "%s", path);
 			goto out;
 		}
 		b->loads[b->nloads++] = (struct symnames_load){ ph.p_vaddr, ph.p_memsz, ph.p_offset };
@@ -793,16 +798,16 @@ int symnames_build(const char *path, int fd, const struct stat *st, int dirfd, s
 	if (r >= 0)
 		r = read_table(&b->bin, SHT_DYNSYM, &b->tabs[1]);
 	if (r < 0) {
-		r = sl_whyf(why, whysz, -EINVAL, "%s: symbol table outside the file or of a bad size", path);
+		r = sl_whyf(why, SL_R_NAMES_SYMTAB, -EINVAL, "%s", path);
 		goto out;
 	}
 	b->flags |= (b->tabs[0].syms ? SN_F_SYMTAB : 0) | (b->tabs[1].syms ? SN_F_DYNSYM : 0);
 	r = read_versions(b);
 	if (r < 0) {
-		sl_whyf(why, whysz, r, "out of memory");
+		sl_why_set(why, SL_R_NOMEM, NULL);
 		goto out;
 	}
-	r = write_index(b, st, dirfd, out, why, whysz);
+	r = write_index(b, st, dirfd, out, why);
 out:
 	img_close(&b->bin);
 	img_close(&b->dbg);

@@ -208,7 +208,9 @@ void sim_defer(struct sim *S, uint32_t a, uint32_t b);
 uint64_t sim_resolve(struct sim *S, uint32_t x);
 uint64_t sim_fold_names(struct sim *S, const uint64_t *ids, uint32_t n);
 
-/* index/tree.c */
+/* index/tree.c: 0, 1 (fall back, util/reason.h: the duplicate choice needs
+ * names symlazy cannot mirror; symindex_plan says SL_R_DUP_DEMANGLE or
+ * SL_R_DEMANGLER) or -errno */
 int sim_full_answers(const struct symidx *idx, const struct symidx_src *src,
 			const struct symidx_layout *lay, const uint64_t *addrs, size_t naddrs,
 			const struct sim_out *o);

@@ -33,9 +33,6 @@
 #define SYMIDX_MAX_SECS 128
 #define SYMIDX_NONE 0xffffffffu
 #define SYMIDX_MAX_IFUNC 128
-/* symindex_plan(): 2 = use the full table because a name-dependent choice
- * needs a demangler the model cannot reproduce here (reason "demangler") */
-#define SYMIDX_PLAN_DEMANGLER 2
 
 /* perf's demangling of user symbol names (symbol-elf.c demangle_sym):
  * cplus_demangle(name, verbose ? DMGL_PARAMS|DMGL_ANSI : DMGL_NO_OPTS)
@@ -223,15 +220,20 @@ int symindex_layout(const struct elf_ops *ops, Elf *elf, uint64_t fsize, struct 
  * .plt, inserts the .plt/.plt.got/.plt.sec symbols, marks IFUNC aliases and
  * names IFUNC entries from the tree (the group that names a looked-up entry
  * is kept); answers are compared as (symbol, end, name source).
- * Returns 0 (plan made), 1 (use the full table; @why says why),
- * SYMIDX_PLAN_DEMANGLER (the same, because of the demangler), -errno.
+ * Returns 0 (plan made), 1 (fall back, util/reason.h: use the full table)
+ * with the reason in @why: SL_R_UNMODELABLE (the index's own reason as the
+ * detail), SL_R_PLT_RELOCS, SL_R_AMBIGUOUS / SL_R_PLT_ADDRESS (an address
+ * only a tree replay decides, and no @src), SL_R_DUP_DEMANGLE, SL_R_DEMANGLER
+ * (the model's demangler cannot give the names), SL_R_PLT_IFUNC,
+ * SL_R_REPLAY_DISAGREES, SL_R_REPLAY_DIFFERS; or -errno (nothing in @why).
  * @kept_groups gets the number of groups kept.
  */
+struct sl_why;
 int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 		  const struct symidx_src *src,
 		  const uint64_t *addrs, size_t naddrs,
 		  uint8_t *keep_symtab, uint8_t *keep_dynsym,
-		  uint32_t *kept_groups, char *why, size_t whysz);
+		  uint32_t *kept_groups, struct sl_why *why);
 
 /* What perf answers an address with, by the replay of its whole load. */
 enum symidx_answer_kind {
@@ -283,9 +285,10 @@ uint32_t symindex_find(const struct symidx *idx, uint64_t addr);
  * (the k-th .rela.plt/.rel.plt entry), SYMIDX_ID_NULL for none; @ans_start
  * (may be NULL) its start. The full tree comes from the cache beside the
  * index (src->cache_dirfd) when there is one, else it is replayed (and its
- * shape cached). Returns 0, 1 if some same-address duplicate
- * choice depended on a name perf post-processes beyond libiberty (answers
- * are then best effort), -EINVAL for an unmodelable index, -errno.
+ * shape cached). Returns 0, 1 (fall back, util/reason.h: a plan would load
+ * the full table) if some same-address duplicate choice depended on a name
+ * perf post-processes beyond libiberty (answers are then best effort),
+ * -EINVAL for an unmodelable index, -errno.
  * Cost: O(n log n) for n candidates, scratch in a memfd mapping.
  */
 #define SYMIDX_ID(table, idx) (((uint64_t)(table) << 32) | (uint32_t)(idx))

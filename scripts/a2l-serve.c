@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "index/cache.h"
 #include "srcline/a2l.h"
+#include "util/reason.h"
 
 static struct a2l_table tab;
 
@@ -22,7 +23,8 @@ int main(int argc, char **argv)
 {
 	const char *cache = NULL, *file = NULL;
 	int with_addresses = 0, eligible = 0, dirfd = -1, r;
-	char why[512];
+	struct sl_why w = { SL_R_NONE, "" };
+	char why[SL_WHY_DETAIL + 128];
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-a"))
@@ -39,21 +41,21 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (eligible) {
-		r = a2l_eligible(file, why, sizeof(why));
+		r = a2l_eligible(file, &w);
+		sl_why_format(&w, why, sizeof(why));
 		printf(r == 1 ? "1\n" : "%d %s\n", r, why);
 		return r == 1 ? 0 : 1;
 	}
 	if (cache) {
-		struct sl_why w = { 0 };
-
 		dirfd = sl_cache_dir_open(cache, &w);
 		if (dirfd < 0) {
 			fprintf(stderr, "a2l-serve: %s: cannot open cache dir\n", cache);
 			return 2;
 		}
 	}
-	r = a2l_open(file, dirfd, &tab, why, sizeof(why));
+	r = a2l_open(file, dirfd, &tab, &w);
 	if (r < 0) {
+		sl_why_format(&w, why, sizeof(why));
 		fprintf(stderr, "a2l-serve: %s\n", why);
 		return 2;
 	}

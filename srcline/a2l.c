@@ -20,6 +20,7 @@
 #include "srcline/a2l.h"
 #include "srcline/a2l_dwarf.h"
 #include "srcline/a2l_elf.h"
+#include "util/reason.h"
 #include "util/util.h"
 
 _Static_assert(sizeof(struct a2l_hdr) == 160, "a2l header layout");
@@ -140,34 +141,25 @@ static int map_cached(int dirfd, const struct stat *st, struct a2l_table *out)
 	return 0;
 }
 
-int a2l_open(const char *path, int dirfd, struct a2l_table *out, char *why, size_t whysz)
+int a2l_open(const char *path, int dirfd, struct a2l_table *out, struct sl_why *why)
 {
 	struct stat st;
 	int fd, r;
 
 	memset(out, 0, sizeof(*out));
 	out->c_sec = out->c_func = A2L_NONE;
-	if (whysz)
-		why[0] = '\0';
-	if (strlen(path) >= sizeof(out->path)) {
-		snprintf(why, whysz, "path too long");
-		return -ENAMETOOLONG;
-	}
-	fd = sl_open_regular(path, &st, why, whysz);
+	sl_why_set(why, SL_R_NONE, NULL);
+	if (strlen(path) >= sizeof(out->path))
+		return sl_whyf(why, SL_R_OPEN_FAILED, -ENAMETOOLONG, "%s: %s", path, strerror(ENAMETOOLONG));
+	fd = sl_open_regular(path, &st, why);
 	if (fd < 0)
 		return fd;
 	if (dirfd < 0 || map_cached(dirfd, &st, out) < 0)
-		r = a2l_build(path, fd, &st, dirfd, out, why, whysz);
+		r = a2l_build(path, fd, &st, dirfd, out, why);
 	else
 		r = 0;
-	if (r == 0 && (out->h->flags & A2L_F_DWARF) && (r = a2l_dw_open(out, path, fd, &st, dirfd, why, whysz)) < 0) {
-		char w[512];
-
-		/* "DWARF: ": the caller's reason a2l_dwarf */
-		snprintf(w, sizeof(w), "DWARF: %s", why);
-		snprintf(why, whysz, "%s", w);
+	if (r == 0 && (out->h->flags & A2L_F_DWARF) && (r = a2l_dw_open(out, path, fd, &st, dirfd, why)) < 0)
 		a2l_close(out);
-	}
 	close(fd);
 	if (r == 0)
 		snprintf(out->path, sizeof(out->path), "%s", path);

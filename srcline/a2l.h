@@ -160,13 +160,16 @@ struct a2l_table {
 };
 
 /*
- * a2l_eligible - 1 when GNU addr2line 2.40 reads no debug information for
- * the ELF file @path, so that a2l_answer is its answer; otherwise a one-line
- * reason in @why (@whysz bytes) and -errno when the file is not one whose
- * symbol table is mirrored (-ENOENT/-EACCES: open; -EINVAL: not a regular
- * file, not ELF, corrupt headers or symbol table; -ENOTSUP: not a 64-bit LE
- * x86-64 ET_EXEC/ET_DYN file, extended section indexes), 0 when binutils
- * would read debug information: a section bfd reads line information from
+ * a2l_eligible - a yes/no answer (not util/reason.h's 0/1 convention): 1
+ * when GNU addr2line 2.40 reads no debug information for the ELF file
+ * @path, so that a2l_answer is its answer; otherwise the reason in @why
+ * (util/reason.h) and -errno when the file is not one whose symbol table is
+ * mirrored (-ENOENT/-EACCES: open, SL_R_OPEN_FAILED; -EINVAL: not a regular
+ * file SL_R_NOT_REGULAR, not ELF or corrupt headers SL_R_NOT_ELF, symbol
+ * table SL_R_A2L_SYMTAB; -ENOTSUP: not a 64-bit LE x86-64 ET_EXEC/ET_DYN
+ * file SL_R_A2L_ELF_KIND, extended section indexes SL_R_A2L_SYMTAB), 0 when
+ * binutils would read debug information (SL_R_A2L_DEBUG: a section; SL_R_A2L_DEBUG_FILE:
+ * a separate debug file): a section bfd reads line information from
  * (.debug_* / .zdebug_* / .gnu.linkonce.wi.* (bfd/dwarf2.c find_debug_info),
  * .debug (bfd/dwarf1.c), .stab (bfd/syms.c), .gnu_debugaltlink); or a
  * separate debug file bfd/dwarf2.c _bfd_dwarf2_slurp_debug_info would look
@@ -178,7 +181,8 @@ struct a2l_table {
  * /usr/lib/debug again followed by the realpath directory) - existence is
  * enough (conservative: no CRC or build-id check).
  */
-int a2l_eligible(const char *path, char *why, size_t whysz);
+struct sl_why;
+int a2l_eligible(const char *path, struct sl_why *why);
 
 /* a2l_has_dwarf - 1 when the ELF file @path has its own .debug_info (its
  * answers would come from the DWARF table, built on the heap), else 0. */
@@ -197,12 +201,16 @@ void a2l_file_name(uint64_t key, char *buf, size_t n);
  * caller's (a2l_eligible). The cache of answers starts empty, as in a new
  * addr2line process. Cost: O(n) to validate; a build reads the symbol table
  * once and sorts in the mapping it writes (O(n log n)), no per-symbol heap.
- * Returns 0, or -errno with a one-line reason in @why: -ENOENT/-EACCES
- * (open), -EINVAL (not ELF, corrupt headers or tables), -ENOTSUP (not
- * ELFCLASS64 LE x86-64 executable or shared object, SHN_XINDEX), -EFBIG,
- * -ENOMEM, -EIO.
+ * Returns 0, or -errno with the reason in @why (util/reason.h):
+ * -ENOENT/-EACCES/-ENAMETOOLONG (open: SL_R_OPEN_FAILED), -EINVAL (not a
+ * regular file, not ELF, corrupt headers or tables: SL_R_NOT_REGULAR,
+ * SL_R_NOT_ELF, SL_R_A2L_SYMTAB), -ENOTSUP (not ELFCLASS64 LE x86-64
+ * executable or shared object: SL_R_A2L_ELF_KIND; SHN_XINDEX:
+ * SL_R_A2L_SYMTAB), -EFBIG (SL_R_TOO_BIG), -ENOMEM (SL_R_NOMEM), -EIO (the
+ * table file: SL_R_A2L_INDEX); the file's own DWARF outside the mirrored
+ * class: SL_R_A2L_DWARF (srcline/a2l_dwarf.h a2l_dw_open).
  */
-int a2l_open(const char *path, int dirfd, struct a2l_table *out, char *why, size_t whysz);
+int a2l_open(const char *path, int dirfd, struct a2l_table *out, struct sl_why *why);
 void a2l_close(struct a2l_table *t);
 
 /*
@@ -246,11 +254,12 @@ int a2l_serve(int in_fd, int out_fd, struct a2l_table *t, int with_addresses);
 /*
  * a2l_build - for srcline/a2l.c only: build the table of the ELF file open
  * as @fd (stat @st) into a new file in @dirfd (temporary name, renamed when
- * complete) or a memfd, and map it into @out. 0 or -errno with @why set.
+ * complete) or a memfd, and map it into @out. 0 or -errno with @why set
+ * (as a2l_open).
  */
 struct stat;
-int a2l_build(const char *path, int fd, const struct stat *st, int dirfd, struct a2l_table *out, char *why,
-	      size_t whysz);
+int a2l_build(const char *path, int fd, const struct stat *st, int dirfd, struct a2l_table *out,
+	      struct sl_why *why);
 
 /* a2l_attach - fill @out from a validated mapping (a2l.c). */
 void a2l_attach(struct a2l_table *out, void *map, size_t size);

@@ -31,6 +31,7 @@
 #include "srcline/a2l.h"
 #include "srcline/a2l_dwarf.h"
 #include "srcline/a2l_elf.h"
+#include "util/reason.h"
 #include "util/util.h"
 
 #define DEBUGDIR "/usr/lib/debug"       /* Debian's libbfd-2.40-system.so DEBUGDIR */
@@ -306,7 +307,20 @@ static const char *debug_section(const char *n)
 	return NULL;
 }
 
-int a2l_eligible(const char *path, char *why, size_t whysz)
+/* The reason for the a2l_img_open error @r of @path (util/reason.h). */
+static void a2l_img_why(struct sl_why *why, int r, const char *path)
+{
+	if (r == -ENOTSUP)
+		sl_why_set(why, SL_R_A2L_ELF_KIND, "%s", path);
+	else if (r == -EINVAL)
+		sl_why_set(why, SL_R_NOT_ELF, "%s", path);
+	else if (r == -ENOMEM)
+		sl_why_set(why, SL_R_NOMEM, NULL);
+	else
+		sl_why_set(why, SL_R_OPEN_FAILED, "%s: %s", path, strerror(-r));
+}
+
+int a2l_eligible(const char *path, struct sl_why *why)
 {
 	struct a2l_img m;
 	struct a2l_tab t;
@@ -315,21 +329,22 @@ int a2l_eligible(const char *path, char *why, size_t whysz)
 	char found[PATH_MAX + 600];
 	int fd, r, ok = -EINVAL;
 
-	if (whysz)
-		why[0] = '\0';
+	sl_why_set(why, SL_R_NONE, NULL);
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
-		return r = -errno, sl_whyf(why, whysz, 0, "%s: %s", path, strerror(-r)), r;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 1) {
+		return r = -errno, sl_whyf(why, SL_R_OPEN_FAILED, r, "%s: %s", path, strerror(-r));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return sl_whyf(why, whysz, 0, "%s: not a regular non-empty file", path), -EINVAL;
+		return sl_whyf(why, SL_R_NOT_REGULAR, -EINVAL, "%s", path);
+	}
+	if (st.st_size < 1) {
+		close(fd);
+		return sl_whyf(why, SL_R_NOT_ELF, -EINVAL, "%s", path);         /* empty */
 	}
 	r = a2l_img_open(&m, fd, (size_t)st.st_size);
 	close(fd);
 	if (r < 0) {
-		sl_whyf(why, whysz, 0, "%s: %s", path,
-		     r == -ENOTSUP ? "not a 64-bit little-endian x86-64 executable or shared object" :
-		     r == -EINVAL ? "not an ELF file or corrupt headers" : strerror(-r));
+		a2l_img_why(why, r, path);
 		ok = r;
 		goto out;
 	}
@@ -337,7 +352,7 @@ int a2l_eligible(const char *path, char *why, size_t whysz)
 		const char *n;
 
 		if (!a2l_shdr(&m, i, &sh) || !(n = sec_name(&m, &sh))) {
-			sl_whyf(why, whysz, 0, "%s: section %zu has no readable name", path, i);
+			sl_why_set(why, SL_R_NOT_ELF, "%s", path);       /* section i has no readable name */
 			goto out;
 		}
 		if (debug_section(n)) {
@@ -346,20 +361,20 @@ int a2l_eligible(const char *path, char *why, size_t whysz)
 			 * dwz and other debug sections stay with binutils */
 			if (!strncmp(n, ".debug_", 7) && !strstr(n, ".dwo") && a2l_dw_wanted(&m))
 				continue;
-			sl_whyf(why, whysz, 0, "%s: has section %s (binutils reads debug information)", path, n);
+			sl_why_set(why, SL_R_A2L_DEBUG, "%s", n);
 			ok = 0;
 			goto out;
 		}
 	}
 	r = a2l_canon_table(&m, &t);
 	if (r < 0) {
-		sl_whyf(why, whysz, 0, "%s: symbol table not mirrored (%s)", path,
-		     r == -ENOTSUP ? "extended section indexes" : "bad size, entry size or string table");
+		sl_why_set(why, SL_R_A2L_SYMTAB, "%s", r == -ENOTSUP ? "extended section indexes" :
+			   "bad size, entry size or string table");
 		ok = r < 0 ? r : -EINVAL;
 		goto out;
 	}
 	if (!a2l_dw_wanted(&m) && debug_file(&m, path, found, sizeof(found))) {
-		sl_whyf(why, whysz, 0, "%s: separate debug file %s exists", path, found);
+		sl_why_set(why, SL_R_A2L_DEBUG_FILE, "%s", found);
 		ok = 0;
 		goto out;
 	}
@@ -530,7 +545,7 @@ static void walk(const struct a2l_img *m, const struct a2l_tab *t, const struct 
 }
 
 static int write_table(const struct a2l_img *m, const struct a2l_tab *t, const struct stat *st, int dirfd,
-		       struct a2l_table *out, char *why, size_t whysz)
+		       struct a2l_table *out, struct sl_why *why)
 {
 	struct a2l_sec *secs = NULL;
 	struct cand *c = NULL;
@@ -550,7 +565,7 @@ static int write_table(const struct a2l_img *m, const struct a2l_tab *t, const s
 			nsecs++;
 	secs = calloc(nsecs ? nsecs : 1, sizeof(*secs));
 	if (!secs)
-		return sl_whyf(why, whysz, -ENOMEM, "out of memory");
+		return sl_whyf(why, SL_R_NOMEM, -ENOMEM, NULL);
 	nsecs = 0;
 	for (size_t i = 1; i < m->shnum; i++)
 		if (a2l_shdr(m, i, &sh) && (sh.sh_flags & SHF_ALLOC) && sh.sh_type != SHT_NULL && sh.sh_size)
@@ -562,12 +577,12 @@ static int write_table(const struct a2l_img *m, const struct a2l_tab *t, const s
 		hh.flags |= A2L_F_DWARF;
 	walk(m, t, secs, nsecs, NULL, &ncand, &nfile, NULL, &hh);
 	if (ncand >= A2L_NONE)
-		{ ret = sl_whyf(why, whysz, -EFBIG, "more than 2^32 functions"); goto out; }
+		{ ret = sl_whyf(why, SL_R_TOO_BIG, -EFBIG, "functions"); goto out; }
 	cbytes = ncand * sizeof(*c);
 	fbytes = (uint64_t)nfile * 8;
 	if ((ncand && !(c = sl_scratch_map((size_t)cbytes, "symlazy-a2l-sort"))) ||
 	    (nfile && !(fidx = sl_scratch_map((size_t)fbytes, "symlazy-a2l-files"))))
-		{ ret = sl_whyf(why, whysz, -ENOMEM, "scratch memory: %s", strerror(errno)); goto out; }
+		{ ret = sl_whyf(why, SL_R_NOMEM, -ENOMEM, "scratch memory: %s", strerror(errno)); goto out; }
 	fref = fidx ? fidx + nfile : NULL;
 	walk(m, t, secs, nsecs, c, &ncand, &nfile, fidx, NULL);
 	if (ncand)
@@ -596,15 +611,15 @@ static int write_table(const struct a2l_img *m, const struct a2l_tab *t, const s
 		}
 	}
 	if (strs > UINT32_MAX - 8)
-		{ ret = sl_whyf(why, whysz, -EFBIG, "more than 2^32 string bytes"); goto out; }
+		{ ret = sl_whyf(why, SL_R_TOO_BIG, -EFBIG, "string bytes"); goto out; }
 	size = sizeof(*h) + (uint64_t)nsecs * sizeof(*secs) + (uint64_t)nf * sizeof(*funcs) + strs;
 	fd = sl_cache_backing(dirfd, (size_t)size, A2L_SUFFIX, "symlazy-a2l", tmp, sizeof(tmp));
 	if (fd < 0)
-		{ ret = sl_whyf(why, whysz, fd, "table file: %s", strerror(-fd)); goto out; }
+		{ ret = sl_whyf(why, SL_R_A2L_INDEX, fd, "%s", strerror(-fd)); goto out; }
 	map = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED) {
 		map = NULL;
-		ret = sl_whyf(why, whysz, -errno, "table file: %s", strerror(errno));
+		ret = sl_whyf(why, SL_R_A2L_INDEX, -errno, "%s", strerror(errno));
 		goto out;
 	}
 	h = (void *)map;
@@ -683,27 +698,24 @@ out:
 	return ret;
 }
 
-int a2l_build(const char *path, int fd, const struct stat *st, int dirfd, struct a2l_table *out, char *why,
-	      size_t whysz)
+int a2l_build(const char *path, int fd, const struct stat *st, int dirfd, struct a2l_table *out,
+	      struct sl_why *why)
 {
 	struct a2l_img m;
 	struct a2l_tab t;
 	int r = a2l_img_open(&m, fd, (size_t)st->st_size);
 
 	if (r < 0) {
-		sl_whyf(why, whysz, r, "%s: %s", path,
-		     r == -ENOTSUP ? "not a 64-bit little-endian x86-64 executable or shared object" :
-		     r == -EINVAL ? "not an ELF file or corrupt section headers" : strerror(-r));
+		a2l_img_why(why, r, path);
 		goto out;
 	}
 	r = a2l_canon_table(&m, &t);
 	if (r < 0) {
-		sl_whyf(why, whysz, r, "%s: symbol table not mirrored (%s)", path,
-		     r == -ENOTSUP ? "extended section indexes" : r == -EFBIG ? "too many symbols" :
-		     "bad size, entry size or string table");
+		sl_why_set(why, SL_R_A2L_SYMTAB, "%s", r == -ENOTSUP ? "extended section indexes" :
+			   r == -EFBIG ? "too many symbols" : "bad size, entry size or string table");
 		goto out;
 	}
-	r = write_table(&m, &t, st, dirfd, out, why, whysz);
+	r = write_table(&m, &t, st, dirfd, out, why);
 out:
 	a2l_img_close(&m);
 	return r;

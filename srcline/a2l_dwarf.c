@@ -130,7 +130,7 @@ static int write_a2d(struct bld *b, const struct stat *st, int dirfd, void **oma
 	int fd = -1, rr = 0;
 
 	if (b->fns.n >= A2L_NONE || b->lints.n >= A2L_NONE || b->fints.n >= A2L_NONE || b->cranges.n >= A2L_NONE)
-		return sl_whyf(b->why, b->whysz, -EFBIG, "more than 2^32 entries");
+		return sl_whyf(b->why, SL_R_A2L_DWARF, -EFBIG, "more than 2^32 entries");
 	of = calloc(b->fns.n ? b->fns.n : 1, sizeof(*of));
 	ol = calloc(b->lints.n ? b->lints.n : 1, sizeof(*ol));
 	depth = calloc(b->fns.n ? b->fns.n : 1, 4);
@@ -151,7 +151,7 @@ static int write_a2d(struct bld *b, const struct stat *st, int dirfd, void **oma
 		maxd = depth[i] > maxd ? depth[i] : maxd;
 	}
 	if (maxd > A2D_MAX_DEPTH) {
-		rr = sl_whyf(b->why, b->whysz, -ENOTSUP, "inline depth %u", maxd);
+		rr = sl_whyf(b->why, SL_R_A2L_DWARF, -ENOTSUP, "inline depth %u", maxd);
 		goto out;
 	}
 	for (size_t i = 0; i < b->lints.n; i++) {
@@ -208,7 +208,7 @@ static int write_a2d(struct bld *b, const struct stat *st, int dirfd, void **oma
 	h.zones_off = h.strings_off + ((in.size + 7) & ~7ull);
 	size = h.file_size = h.zones_off + (uint64_t)h.nzones * sizeof(struct a2d_zone);
 	if ((fd = sl_cache_backing(dirfd, (size_t)size, A2D_SUFFIX, "symlazy-a2d", tmp, sizeof(tmp))) < 0) {
-		rr = sl_whyf(b->why, b->whysz, fd, "DWARF table file: %s", strerror(-fd));
+		rr = sl_whyf(b->why, SL_R_A2L_INDEX, fd, "%s (DWARF table)", strerror(-fd));
 		fd = -1;
 		goto out;
 	}
@@ -294,33 +294,33 @@ static int build(struct bld *b, const struct stat *st, int dirfd, void **map, si
 		const char *n;
 
 		if (!a2l_shdr(m, i, &sh) || !(n = a2d_img_sec_name(m, &sh)))
-			return sl_whyf(b->why, b->whysz, -EINVAL, "section %zu has no readable name", i);
+			return sl_whyf(b->why, SL_R_A2L_DWARF, -EINVAL, "section %zu has no readable name", i);
 		if (!strncmp(n, ".zdebug", 7) || !strncmp(n, ".gnu.linkonce.wi.", 17) || !strcmp(n, ".gnu_debugaltlink") ||
 		    (strstr(n, ".dwo") && !strncmp(n, ".debug_", 7)))
-			return sl_whyf(b->why, b->whysz, -ENOTSUP, "section %s not mirrored", n);
+			return sl_whyf(b->why, SL_R_A2L_DWARF, -ENOTSUP, "section %s not mirrored", n);
 		for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
 			if (!strcmp(n, names[k])) {
 				if (ds[k]->present)
-					return sl_whyf(b->why, b->whysz, -ENOTSUP, "more than one %s", n);
+					return sl_whyf(b->why, SL_R_A2L_DWARF, -ENOTSUP, "more than one %s", n);
 				if ((rr = a2d_load_sec(m, &sh, ds[k])) < 0)
-					return sl_whyf(b->why, b->whysz, rr, "%s: %s", n,
+					return sl_whyf(b->why, SL_R_A2L_DWARF, rr, "%s: %s", n,
 						     rr == -ENOTSUP ? "not mirrored (NOBITS or compression type)" :
 						     rr == -ENOSYS ? "no zlib/zstd to inflate it" : strerror(-rr));
 			}
 	}
 	if (!b->info.present || !b->abbrev.present)
-		return sl_whyf(b->why, b->whysz, -ENOTSUP, "no .debug_info/.debug_abbrev");
+		return sl_whyf(b->why, SL_R_A2L_DWARF, -ENOTSUP, "no .debug_info/.debug_abbrev");
 	/* the table is built eagerly in perf's child before its first answer
 	 * (perf 6.12 waits 5 s): larger DWARF stays with binutils' lazy reading */
 	if (b->info.n + b->line.n > A2D_MAX_DWARF)
-		return sl_whyf(b->why, b->whysz, -EFBIG, ".debug_info + .debug_line: %llu bytes, more than %u MiB",
+		return sl_whyf(b->why, SL_R_A2L_DWARF, -EFBIG, ".debug_info + .debug_line: %llu bytes, more than %u MiB",
 			     (unsigned long long)(b->info.n + b->line.n), A2D_MAX_DWARF >> 20);
 	/* stash_comp_unit: every unit in order; any error stops bfd's reading */
 	while (off < b->info.n) {
 		uint64_t next;
 
 		if ((rr = a2d_parse_unit(b, off, &next)) < 0)
-			return sl_whyf(b->why, b->whysz, rr, "unit at .debug_info+%#llx %s", (unsigned long long)off,
+			return sl_whyf(b->why, SL_R_A2L_DWARF, rr, "unit at .debug_info+%#llx %s", (unsigned long long)off,
 				     rr == -ENOTSUP ? "outside the mirrored DWARF 4/5 class" : "malformed");
 		off = next;
 	}
@@ -331,9 +331,9 @@ static int build(struct bld *b, const struct stat *st, int dirfd, void **map, si
 		if (!u->stmtlist)
 			continue;
 		if (u->line_off == 0 && line0++)
-			return sl_whyf(b->why, b->whysz, -ENOTSUP, "two units share line table offset 0");
+			return sl_whyf(b->why, SL_R_A2L_DWARF, -ENOTSUP, "two units share line table offset 0");
 		if ((rr = a2d_decode_lines(b, u, (uint32_t)i)) < 0)
-			return sl_whyf(b->why, b->whysz, rr, "line table of unit at .debug_info+%#llx %s",
+			return sl_whyf(b->why, SL_R_A2L_DWARF, rr, "line table of unit at .debug_info+%#llx %s",
 				     (unsigned long long)u->off, rr == -ENOTSUP ? "outside the mirrored class" : "malformed");
 	}
 	for (size_t i = 0; i < b->units.n; i++) {
@@ -342,7 +342,7 @@ static int build(struct bld *b, const struct stat *st, int dirfd, void **map, si
 		if (!u->stmtlist)
 			continue;
 		if ((rr = a2d_scan_unit(b, (uint32_t)i)) < 0)
-			return sl_whyf(b->why, b->whysz, rr, "DIEs of unit at .debug_info+%#llx %s",
+			return sl_whyf(b->why, SL_R_A2L_DWARF, rr, "DIEs of unit at .debug_info+%#llx %s",
 				     (unsigned long long)u->off, rr == -ENOTSUP ? "outside the mirrored class" : "malformed");
 	}
 	a2d_merge_own(b);
@@ -449,15 +449,14 @@ int a2l_dw_validate(const void *map, size_t size)
 
 /* ---- open ------------------------------------------------------------------------------ */
 
-int a2l_dw_open(struct a2l_table *t, const char *path, int fd, const struct stat *st, int dirfd, char *why,
-		size_t whysz)
+int a2l_dw_open(struct a2l_table *t, const char *path, int fd, const struct stat *st, int dirfd,
+		struct sl_why *why)
 {
 	char name[64];
 	void *map = NULL;
 	size_t msize = 0;
 	int r = -ENOENT;
 
-	(void)path;
 	snprintf(name, sizeof(name), "%016llx" A2D_SUFFIX, (unsigned long long)a2l_key(st));
 	if (dirfd >= 0 && sl_cache_file_map(dirfd, name, sizeof(struct a2d_hdr), &map, &msize) == 0) {
 		const struct a2d_hdr *h = map;
@@ -479,7 +478,6 @@ int a2l_dw_open(struct a2l_table *t, const char *path, int fd, const struct stat
 
 		memset(&b, 0, sizeof(b));
 		b.why = why;
-		b.whysz = whysz;
 		b.units.sz = sizeof(struct unit);
 		b.abbrs.sz = sizeof(struct abbr);
 		b.aattrs.sz = sizeof(struct aattr);
@@ -496,19 +494,19 @@ int a2l_dw_open(struct a2l_table *t, const char *path, int fd, const struct stat
 		r = a2l_img_open(&m, fd, (size_t)st->st_size);
 		if (r < 0) {
 			a2l_img_close(&m);
-			return sl_whyf(why, whysz, r, "not an ELF file");
+			return sl_whyf(why, SL_R_NOT_ELF, r, "%s", path);
 		}
 		b.m = &m;
 		r = build(&b, st, dirfd, &map, &msize);
-		if (r < 0 && why && !why[0])
-			sl_whyf(why, whysz, r, "DWARF table: %s", strerror(-r));
+		if (r < 0 && why && why->code == SL_R_NONE)
+			sl_why_set(why, SL_R_A2L_DWARF, "%s", strerror(-r));
 		a2d_bld_free(&b);
 		a2l_img_close(&m);
 		if (r < 0)
 			return r;
 		if (a2l_dw_validate(map, msize) < 0) {
 			munmap(map, msize);
-			return sl_whyf(why, whysz, -EINVAL, "DWARF table built invalid");
+			return sl_whyf(why, SL_R_A2L_DWARF, -EINVAL, "table built invalid");
 		}
 	}
 	t->dmap = map;
@@ -523,7 +521,7 @@ int a2l_dw_open(struct a2l_table *t, const char *path, int fd, const struct stat
 		munmap(map, msize);
 		t->dmap = NULL;
 		t->dh = NULL;
-		return sl_whyf(why, whysz, -ENOMEM, "out of memory");
+		return sl_whyf(why, SL_R_NOMEM, -ENOMEM, NULL);
 	}
 	return 0;
 }

@@ -111,9 +111,12 @@ int a2l_dw_wanted(const struct a2l_img *m);
 int a2l_dw_validate(const void *map, size_t size);
 
 /* a2l_dw_open - map (or build from the ELF at @path, open as @fd) the DWARF
- * table of @t into @t (dirfd: cache directory or -1). 0, or -errno with a
- * one-line reason in @why (-ENOTSUP: DWARF outside the served class). */
-int a2l_dw_open(struct a2l_table *t, const char *path, int fd, const struct stat *st, int dirfd, char *why,
-		size_t whysz);
+ * table of @t into @t (dirfd: cache directory or -1). 0, or -errno with the
+ * reason in @why (util/reason.h): SL_R_A2L_DWARF (-ENOTSUP, -EINVAL, -EFBIG:
+ * DWARF outside the served class), SL_R_NOT_ELF, SL_R_A2L_INDEX (the table
+ * file), SL_R_NOMEM. */
+struct sl_why;
+int a2l_dw_open(struct a2l_table *t, const char *path, int fd, const struct stat *st, int dirfd,
+		struct sl_why *why);
 
 #endif

@@ -616,7 +616,7 @@ int a2d_build_map(struct bld *b)
 			uint32_t *s;
 
 			if (act.n >= 1u << 20) {
-				rr = sl_whyf(b->why, b->whysz, -ENOTSUP, "more than 2^20 ranges overlap at %#llx",
+				rr = sl_whyf(b->why, SL_R_A2L_DWARF, -ENOTSUP, "more than 2^20 ranges overlap at %#llx",
 					   (unsigned long long)x);
 				goto out;
 			}
@@ -735,7 +735,7 @@ int a2d_func_intervals(struct bld *b, struct unit *u)
 		na = w;
 		while (j < n && v[j].lo == x) {
 			if (na == MAX_ACTIVE) {
-				rr = sl_whyf(b->why, b->whysz, -ENOTSUP, "more than %d function ranges overlap at %#llx",
+				rr = sl_whyf(b->why, SL_R_A2L_DWARF, -ENOTSUP, "more than %d function ranges overlap at %#llx",
 					   MAX_ACTIVE, (unsigned long long)x);
 				goto done;
 			}

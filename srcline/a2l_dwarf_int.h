@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <elf.h>
 #include "srcline/a2l_elf.h"
+#include "util/reason.h"
 #include "util/util.h"
 
 #ifndef ELFCOMPRESS_ZSTD
@@ -67,8 +68,7 @@ struct bld {
 	struct dsec info, abbrev, line, str, line_str, ranges, rnglists;
 	struct vec units, abbrs, aattrs, fns, frng, rows, seqs, lints, fints, cranges, strs, owned;
 	struct vec zone;        /* struct arng: where laziness could matter */
-	char *why;
-	size_t whysz;
+	struct sl_why *why;     /* the refusal: SL_R_A2L_DWARF mostly (util/reason.h) */
 };
 
 struct attr {

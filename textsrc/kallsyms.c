@@ -277,7 +277,7 @@ static int collect(struct ks *k, struct ks_result *res)
 	for (w = 0; w < 4; w++)
 		k->name_off[w] = UINT32_MAX;
 	if (k->len > UINT32_MAX - 1) {
-		sl_why_set(&res->why, SL_R_KS_UNMODELED, "kallsyms text larger than 4 GiB");
+		sl_why_set(&res->why, SL_R_KS_TOO_LARGE, NULL);
 		return 1;
 	}
 	{
@@ -335,7 +335,7 @@ static int collect(struct ks *k, struct ks_result *res)
 			if (id == -ENOMEM)
 				return -ENOMEM;
 			if (id < 0) {
-				sl_why_set(&res->why, SL_R_KS_UNMODELED, "more than 65534 module names");
+				sl_why_set(&res->why, SL_R_KS_MODULES, NULL);
 				return 1;
 			}
 			info = (info & 0xffffu) | E_MODULE | ((uint32_t)id << E_MOD_SHIFT);
@@ -840,8 +840,7 @@ int ks_filter(const char *buf, size_t len, const struct ks_facts *f, int kcore,
 		goto out;
 	walk(&k, NULL, 0, &k.sf);
 	if (k.sf.split) {
-		sl_why_set(&res->why, SL_R_KS_UNMODELED, "kernel symbol at %#" PRIx64
-			   " follows module symbols (perf makes [kernel].N maps)", k.sf.split_at);
+		sl_why_set(&res->why, SL_R_KS_UNMODELED, "%#" PRIx64, k.sf.split_at);
 		goto out;
 	}
 	k.keep = calloc(k.ne ? k.ne : 1, 1);

@@ -20,20 +20,38 @@ const char *sl_reason_text(enum sl_reason r)
 	return (unsigned)r < SL_R__COUNT ? table[r].text : "";
 }
 
-void sl_why_set(struct sl_why *w, enum sl_reason code, const char *fmt, ...)
+static void why_vset(struct sl_why *w, enum sl_reason code, const char *fmt, va_list ap)
 {
-	va_list ap;
 	int n;
 
+	if (!w)
+		return;
 	w->code = code;
 	w->detail[0] = '\0';
 	if (!fmt)
 		return;
-	va_start(ap, fmt);
 	n = vsnprintf(w->detail, sizeof(w->detail), fmt, ap);
-	va_end(ap);
 	if (n >= (int)sizeof(w->detail))
 		memcpy(w->detail + sizeof(w->detail) - 4, "...", 4);
+}
+
+void sl_why_set(struct sl_why *w, enum sl_reason code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	why_vset(w, code, fmt, ap);
+	va_end(ap);
+}
+
+int sl_whyf(struct sl_why *w, enum sl_reason code, int r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	why_vset(w, code, fmt, ap);
+	va_end(ap);
+	return r;
 }
 
 int sl_why_format(const struct sl_why *w, char *buf, size_t n)

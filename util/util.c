@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "util/reason.h"
 #include "util/util.h"
 
 int sl_grow(void **p, size_t *alloc, size_t need, size_t sz, size_t first)
@@ -117,30 +118,28 @@ void *sl_scratch_map(size_t bytes, const char *name)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-int sl_open_regular(const char *path, struct stat *st, char *why, size_t whysz)
+int sl_open_regular(const char *path, struct stat *st, struct sl_why *why)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), r;
 
 	if (fd < 0) {
 		r = -errno;
-		snprintf(why, whysz, "%s: %s", path, strerror(-r));
-		return r;
+		return sl_whyf(why, SL_R_OPEN_FAILED, r, "%s: %s", path, strerror(-r));
 	}
 	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
 		close(fd);
-		snprintf(why, whysz, "%s: not a regular file", path);
-		return -EINVAL;
+		return sl_whyf(why, SL_R_NOT_REGULAR, -EINVAL, "%s", path);
 	}
 	return fd;
 }
 
-int sl_whyf(char *why, size_t n, int r, const char *fmt, ...)
+int sl_errf(char *err, size_t n, int r, const char *fmt, ...)
 {
 	va_list ap;
 
 	if (n) {
 		va_start(ap, fmt);
-		vsnprintf(why, n, fmt, ap);
+		vsnprintf(err, n, fmt, ap);
 		va_end(ap);
 	}
 	return r;

@@ -126,18 +126,22 @@ void sl_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void *sl_scratch_map(size_t bytes, const char *name);
 
 /*
- * sl_whyf - format a one-line reason into @why (@n bytes; nothing when @n is
- * 0) and return @r (a -errno): `return sl_whyf(why, whysz, -EINVAL, "...")`.
+ * sl_errf - format a one-line error into @err (@n bytes; nothing when @n is
+ * 0) and return @r (a -errno). Only for the text-buffer errors of the public
+ * lookup API (core/lookup.h); inside, reasons travel as struct sl_why
+ * (util/reason.h sl_whyf).
  */
-int sl_whyf(char *why, size_t n, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int sl_errf(char *err, size_t n, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /*
  * sl_open_regular - open @path read-only (O_CLOEXEC, O_NONBLOCK: a FIFO
- * never blocks) and fstat it into *@st. Returns the fd, or -errno with a
- * one-line "<path>: <reason>" in @why (@whysz bytes): -errno of open(2),
- * -EINVAL when it is not a regular file.
+ * never blocks) and fstat it into *@st. Returns the fd, or -errno with the
+ * reason in @why (util/reason.h; may be NULL): -errno of open(2) with
+ * SL_R_OPEN_FAILED ("<path>: <strerror>"), -EINVAL with SL_R_NOT_REGULAR
+ * (<path>) when it is not a regular file.
  */
 struct stat;
-int sl_open_regular(const char *path, struct stat *st, char *why, size_t whysz);
+struct sl_why;
+int sl_open_regular(const char *path, struct stat *st, struct sl_why *why);
 
 #endif

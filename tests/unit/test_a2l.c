@@ -35,6 +35,16 @@
 #include "srcline/a2l.h"
 #include "srcline/a2l_dwarf.h"
 #include "tests/unit/testutil.h"
+#include "util/reason.h"
+
+/* the formatted text of a reason (util/reason.h), as the stats print it */
+static const char *why_text(const struct sl_why *w)
+{
+	static char text[SL_WHY_DETAIL + 256];
+
+	sl_why_format(w, text, sizeof(text));
+	return text;
+}
 
 static const char *asm_a =
 	"\t.file \"one.c\"\n"
@@ -154,7 +164,7 @@ static void serve_opt(const char *path, const char *input, int with_addresses, i
 {
 	char in_p[160], got_p[160], ref_p[160];
 	struct a2l_table t;
-	char why[256];
+	struct sl_why why;
 	int in, o;
 	ssize_t k;
 
@@ -162,7 +172,7 @@ static void serve_opt(const char *path, const char *input, int with_addresses, i
 	snprintf(got_p, sizeof(got_p), "%s/got", dir);
 	snprintf(ref_p, sizeof(ref_p), "%s/ref", dir);
 	test_put(dir, "in", input);
-	assert_int_equal(a2l_open(path, -1, &t, why, sizeof(why)), 0);
+	assert_int_equal(a2l_open(path, -1, &t, &why), 0);
 	t.no_heap = no_heap;
 	atomic_store(&handed, 0);
 	t.live_handed = &handed;
@@ -201,26 +211,27 @@ static void q(char *buf, size_t n, uint64_t a)
 
 static void test_eligible(void **state)
 {
-	char p[160], why[512];
+	char p[160];
+	struct sl_why why;
 
 	(void)state;
-	assert_int_equal(a2l_eligible(so, why, sizeof(why)), 1);
+	assert_int_equal(a2l_eligible(so, &why), 1);
 	/* its own .debug_info: served from the DWARF table (a2l_dwarf.h) */
 	snprintf(p, sizeof(p), "%s/libg.so", dir);
-	assert_int_equal(a2l_eligible(p, why, sizeof(why)), 1);
+	assert_int_equal(a2l_eligible(p, &why), 1);
 	snprintf(p, sizeof(p), "%s/libnodebug.so", dir);
-	assert_int_equal(a2l_eligible(p, why, sizeof(why)), 1);
+	assert_int_equal(a2l_eligible(p, &why), 1);
 	snprintf(p, sizeof(p), "%s/libdyn.so", dir);
-	assert_int_equal(a2l_eligible(p, why, sizeof(why)), 1);
+	assert_int_equal(a2l_eligible(p, &why), 1);
 	/* .gnu_debuglink to a file beside it: binutils follows it */
 	snprintf(p, sizeof(p), "%s/liblink.so", dir);
-	assert_int_equal(a2l_eligible(p, why, sizeof(why)), 0);
-	assert_non_null(strstr(why, "liblink.dbg"));
+	assert_int_equal(a2l_eligible(p, &why), 0);
+	assert_non_null(strstr(why_text(&why), "liblink.dbg"));
 	test_sh("mv %s/liblink.dbg %s/liblink.dbg.away", dir, dir);
-	assert_int_equal(a2l_eligible(p, why, sizeof(why)), 1);
+	assert_int_equal(a2l_eligible(p, &why), 1);
 	/* ... or in its .debug/ */
 	test_sh("mkdir -p %s/.debug && mv %s/liblink.dbg.away %s/.debug/liblink.dbg", dir, dir, dir);
-	assert_int_equal(a2l_eligible(p, why, sizeof(why)), 0);
+	assert_int_equal(a2l_eligible(p, &why), 0);
 	/* a build-id debug file, even relative to the working directory */
 	{
 		char cwd[512];
@@ -231,17 +242,17 @@ static void test_eligible(void **state)
 				    "touch .build-id/$d/$r.debug", dir), 0);
 		snprintf(p, sizeof(p), "%s/libnodebug.so", dir);
 		assert_int_equal(chdir(dir), 0);
-		assert_int_equal(a2l_eligible(p, why, sizeof(why)), 0);
-		assert_non_null(strstr(why, ".build-id/"));
+		assert_int_equal(a2l_eligible(p, &why), 0);
+		assert_non_null(strstr(why_text(&why), ".build-id/"));
 		assert_int_equal(chdir(cwd), 0);
-		assert_int_equal(a2l_eligible(p, why, sizeof(why)), 1);
+		assert_int_equal(a2l_eligible(p, &why), 1);
 		test_sh("rm -rf %s/.build-id", dir);
 	}
 	/* not ELF, missing, a directory */
 	snprintf(p, sizeof(p), "%s/a.s", dir);
-	assert_int_equal(a2l_eligible(p, why, sizeof(why)), -EINVAL);
-	assert_int_equal(a2l_eligible("/nonexistent/x.so", why, sizeof(why)), -ENOENT);
-	assert_int_equal(a2l_eligible(dir, why, sizeof(why)), -EINVAL);
+	assert_int_equal(a2l_eligible(p, &why), -EINVAL);
+	assert_int_equal(a2l_eligible("/nonexistent/x.so", &why), -ENOENT);
+	assert_int_equal(a2l_eligible(dir, &why), -EINVAL);
 }
 
 static void test_answers(void **state)
@@ -348,7 +359,7 @@ static void test_comma_symbol(void **state)
 		       "\t.section .note.GNU-stack,\"\",@progbits\n");
 	assert_int_equal(test_sh("cd %s && cc -shared -nostdlib -o libcomma.so comma.s", dir), 0);
 	snprintf(p, sizeof(p), "%s/libcomma.so", dir);
-	assert_int_equal(a2l_eligible(p, out, sizeof(out)), 1);
+	assert_int_equal(a2l_eligible(p, NULL), 1);
 	{
 		char in[64];
 		uint64_t f0 = addr_of(p, "f0"), c = addr_of(p, ",");
@@ -366,7 +377,8 @@ static void test_comma_symbol(void **state)
 static void test_cache_files(void **state)
 {
 	struct a2l_table t;
-	char why[256], name[64], p[256], out[512];
+	char name[64], p[256], out[512];
+	struct sl_why why;
 	struct stat st;
 	int dfd, fd;
 	struct sl_why w = { 0 };
@@ -377,10 +389,10 @@ static void test_cache_files(void **state)
 	(void)state;
 	dfd = sl_cache_dir_open(cache, &w);
 	assert_true(dfd >= 0);
-	assert_int_equal(a2l_open(so, dfd, &t, why, sizeof(why)), 0);
+	assert_int_equal(a2l_open(so, dfd, &t, &why), 0);
 	assert_int_equal(t.from_cache, 0);
 	a2l_close(&t);
-	assert_int_equal(a2l_open(so, dfd, &t, why, sizeof(why)), 0);
+	assert_int_equal(a2l_open(so, dfd, &t, &why), 0);
 	assert_int_equal(t.from_cache, 1);
 	snprintf(line, sizeof(line), "%016llx\n", (unsigned long long)outer);
 	n = a2l_answer(&t, line, strlen(line), 0, out, sizeof(out));
@@ -407,7 +419,7 @@ static void test_cache_files(void **state)
 		b ^= 0x41;
 		assert_int_equal(pwrite(fd, &b, 1, off), 1);
 		close(fd);
-		assert_int_equal(a2l_open(so, dfd, &t, why, sizeof(why)), 0);
+		assert_int_equal(a2l_open(so, dfd, &t, &why), 0);
 		assert_int_equal(t.from_cache, 0);
 		n = a2l_answer(&t, line, strlen(line), 0, out, sizeof(out));
 		assert_memory_equal(out, "outer\n??:?\n", n);
@@ -415,11 +427,11 @@ static void test_cache_files(void **state)
 	}
 	/* truncated, then garbage */
 	assert_int_equal(truncate(p, 100), 0);
-	assert_int_equal(a2l_open(so, dfd, &t, why, sizeof(why)), 0);
+	assert_int_equal(a2l_open(so, dfd, &t, &why), 0);
 	assert_int_equal(t.from_cache, 0);
 	a2l_close(&t);
 	test_sh("head -c 5000 /dev/urandom > %s", p);
-	assert_int_equal(a2l_open(so, dfd, &t, why, sizeof(why)), 0);
+	assert_int_equal(a2l_open(so, dfd, &t, &why), 0);
 	assert_int_equal(t.from_cache, 0);
 	a2l_close(&t);
 	close(dfd);
@@ -430,14 +442,15 @@ static void test_cache_files(void **state)
 static void test_validate_mutations(void **state)
 {
 	struct a2l_table t, m;
-	char why[256], out[8192];
+	char out[8192];
+	struct sl_why why;
 	unsigned char *copy;
 	unsigned seed = 12345;
 	uint64_t outer = addr_of(so, "outer");
 	char line[64];
 
 	(void)state;
-	assert_int_equal(a2l_open(so, -1, &t, why, sizeof(why)), 0);
+	assert_int_equal(a2l_open(so, -1, &t, &why), 0);
 	assert_int_equal(a2l_validate(t.map, t.map_size), 0);
 	copy = malloc(t.map_size);
 	assert_non_null(copy);
@@ -470,7 +483,8 @@ static void test_validate_mutations(void **state)
 static void test_dwarf(void **state)
 {
 	struct a2l_table t;
-	char why[256], p[160], line[64], out[4096], want[512];
+	char p[160], line[64], out[4096], want[512];
+	struct sl_why why;
 	uint64_t fn;
 	size_t n;
 	unsigned char *copy;
@@ -480,7 +494,7 @@ static void test_dwarf(void **state)
 	(void)state;
 	snprintf(p, sizeof(p), "%s/libg.so", dir);
 	fn = addr_of(p, "dbgfn");
-	assert_int_equal(a2l_open(p, -1, &t, why, sizeof(why)), 0);
+	assert_int_equal(a2l_open(p, -1, &t, &why), 0);
 	assert_non_null(t.dh);
 	assert_int_equal(a2l_dw_validate(t.dmap, t.dmap_size), 0);
 	assert_true(t.dh->nfuncs >= 1 && t.dh->nlints >= 1 && t.dh->ncus == 1);
@@ -550,35 +564,36 @@ static void test_dwarf(void **state)
 	/* a line program bfd reads differently (DWARF 3 unit header): refused */
 	assert_int_equal(test_sh("cd %s && cc -shared -fPIC -gdwarf-3 -O1 -o libg3.so c.c", dir), 0);
 	snprintf(p, sizeof(p), "%s/libg3.so", dir);
-	assert_int_equal(a2l_eligible(p, why, sizeof(why)), 1);
-	assert_int_equal(a2l_open(p, -1, &t, why, sizeof(why)), -ENOTSUP);
-	assert_int_equal(strncmp(why, "DWARF: ", 7), 0);
+	assert_int_equal(a2l_eligible(p, &why), 1);
+	assert_int_equal(a2l_open(p, -1, &t, &why), -ENOTSUP);
+	assert_int_equal(why.code, SL_R_A2L_DWARF);        /* refused as DWARF (a2l_dwarf) */
 }
 
 static void test_hostile(void **state)
 {
 	struct a2l_table t;
-	char why[256], p[160], cwd[1024];
+	char p[160], cwd[1024];
+	struct sl_why why;
 
 	(void)state;
 	snprintf(p, sizeof(p), "%s/trunc.so", dir);
 	for (int cut = 0; cut < 20000; cut += 997) {
 		test_sh("head -c %d %s > %s", cut, so, p);
-		if (a2l_open(p, -1, &t, why, sizeof(why)) == 0) {
+		if (a2l_open(p, -1, &t, &why) == 0) {
 			char out[512];
 
 			a2l_answer(&t, "1000\n", 5, 1, out, sizeof(out));
 			a2l_close(&t);
 		} else {
-			assert_true(why[0] != '\0');
+			assert_true(why.code != SL_R_NONE);
 		}
-		a2l_eligible(p, why, sizeof(why));
+		a2l_eligible(p, &why);
 	}
 	/* random bytes after a valid ELF header */
 	test_sh("head -c 64 %s > %s && head -c 4096 /dev/urandom >> %s", so, p, p);
-	if (a2l_open(p, -1, &t, why, sizeof(why)) == 0)
+	if (a2l_open(p, -1, &t, &why) == 0)
 		a2l_close(&t);
-	assert_int_equal(a2l_open("/nonexistent-symlazy-test", -1, &t, why, sizeof(why)), -ENOENT);
+	assert_int_equal(a2l_open("/nonexistent-symlazy-test", -1, &t, &why), -ENOENT);
 	/* a zlib-compressed .debug_line whose section is cut to half its size
 	 * (Elf64_Chdr.ch_size kept; tests/corpus/cxx.cpp: enough line rows that
 	 * binutils' old loop span forever): refused, not inflated forever (the input
@@ -596,12 +611,12 @@ static void test_hostile(void **state)
 		    " if d[so+nm:d.index(0,so+nm)]==b'.debug_line': struct.pack_into('<Q',d,h+32,struct.unpack_from('<Q',d,h+32)[0]//2)\n"
 		    "open(sys.argv[2],'wb').write(d)", p) == 0) {
 		alarm(60);      /* a hang fails the test */
-		assert_true(a2l_open(p, -1, &t, why, sizeof(why)) < 0);
-		assert_non_null(strstr(why, ".debug_line"));
+		assert_true(a2l_open(p, -1, &t, &why) < 0);
+		assert_non_null(strstr(why_text(&why), ".debug_line"));
 		alarm(0);
 	}
 	snprintf(p, sizeof(p), "%s/a.s", dir);
-	assert_int_equal(a2l_open(p, -1, &t, why, sizeof(why)), -EINVAL);
+	assert_int_equal(a2l_open(p, -1, &t, &why), -EINVAL);
 }
 
 int main(void)

@@ -17,6 +17,7 @@
 #include "core/budgetplan.h"
 #include "core/models.h"
 #include "core/tool.h"
+#include "util/reason.h"
 
 /* An index by hand: @n symbols (start, size, name) in push order, sorted as bcc sorts. */
 static char namebuf[1 << 16];
@@ -174,7 +175,7 @@ static void test_plan_addrs_exact(void **state)
 	char nb[N][32];
 	struct sl_bcc_index idx, red;
 	struct sl_bcc_plan plan;
-	char why[128];
+	struct sl_why why;
 	size_t k, i;
 
 	(void)state;
@@ -185,7 +186,7 @@ static void test_plan_addrs_exact(void **state)
 		s[i][1] = i < 120 ? 0x20 : 0x40;
 	}
 	make_index(&idx, (const uint64_t (*)[2])s, names, N);
-	assert_int_equal(sl_bcc_plan_addrs(&idx, want, 8, &plan, why, sizeof(why)), 0);
+	assert_int_equal(sl_bcc_plan_addrs(&idx, want, 8, &plan, &why), 0);
 	red = idx;
 	red.ents = calloc(N, sizeof(*red.ents));
 	for (k = 0, i = 0; i < N; i++)

@@ -27,6 +27,16 @@
 #include <unistd.h>
 #include "core/models.h"
 #include "index/dwflindex.h"
+#include "util/reason.h"
+
+/* the formatted text of a reason (util/reason.h), as the stats print it */
+static const char *why_text(const struct sl_why *w)
+{
+	static char text[SL_WHY_DETAIL + 256];
+
+	sl_why_format(w, text, sizeof(text));
+	return text;
+}
 
 /* ---- rules ---------------------------------------------------------------- */
 
@@ -358,13 +368,13 @@ static void compare(struct tmod *m, uint64_t lo, uint64_t hi, int *declined)
 {
 	struct sl_dwfl_src src;
 	struct sl_dwfl_index x;
-	char why[128];
+	struct sl_why why;
 	int r;
 
 	src_of(m, &src);
-	r = sl_dwfl_index_build(&src, &x, why, sizeof(why));
+	r = sl_dwfl_index_build(&src, &x, &why);
 	if (r != 0)
-		fail_msg("build: %d %s", r, why);
+		fail_msg("build: %d %s", r, why_text(&why));
 	for (uint64_t a = lo; a < hi; a++) {
 		int want = ref_lookup(m, a), got = idx_lookup(&x, m, a);
 
@@ -539,7 +549,7 @@ static void test_large_table(void **state)
 	struct tmod *m = malloc(sizeof(*m));
 	struct sl_dwfl_src src;
 	struct sl_dwfl_index x;
-	char why[128];
+	struct sl_why why;
 	int n = 150000;
 
 	(void)state;
@@ -554,7 +564,7 @@ static void test_large_table(void **state)
 		    rnd(30) ? 1 : SHN_ABS, v, size);
 	}
 	src_of(m, &src);
-	assert_int_equal(sl_dwfl_index_build(&src, &x, why, sizeof(why)), 0);
+	assert_int_equal(sl_dwfl_index_build(&src, &x, &why), 0);
 	assert_int_equal(x.h->n[0] + x.h->n[1] > 4096 * 4, 1);
 	for (int k = 0; k < 400; k++) {
 		uint64_t a = m->bias[0] + 0x1000 + rnd(0x801000);
@@ -582,7 +592,8 @@ static void test_cache(void **state)
 	struct tmod *m = malloc(sizeof(*m));
 	struct sl_dwfl_src src;
 	struct sl_dwfl_index x, y;
-	char dir[] = "/tmp/symlazy-test-dwfl-XXXXXX", path[512], why[128];
+	char dir[] = "/tmp/symlazy-test-dwfl-XXXXXX", path[512];
+	struct sl_why why;
 	int dfd;
 
 	(void)state;
@@ -597,7 +608,7 @@ static void test_cache(void **state)
 	src_of(m, &src);
 	src.cache_dirfd = dfd;
 	assert_int_equal(sl_dwfl_index_cached(&src, &x), -ENOENT);
-	assert_int_equal(sl_dwfl_index_build(&src, &x, why, sizeof(why)), 0);
+	assert_int_equal(sl_dwfl_index_build(&src, &x, &why), 0);
 	assert_int_equal(x.from_cache, 0);
 	assert_int_equal(sl_dwfl_index_cached(&src, &y), 0);
 	assert_int_equal(y.from_cache, 1);
@@ -660,7 +671,7 @@ static void test_unmodelable(void **state)
 	struct tmod m;
 	struct sl_dwfl_src src;
 	struct sl_dwfl_index x;
-	char why[128];
+	struct sl_why why;
 
 	(void)state;
 	base_mod(&m, 1, 0x1000);
@@ -668,15 +679,15 @@ static void test_unmodelable(void **state)
 	set(&m, 2, "g", STB_GLOBAL, STT_FUNC, 1, 0x1200, 0x10);
 	m.s[2].value = 0x1234567;                               /* resolved / descriptor value */
 	src_of(&m, &src);
-	assert_int_equal(sl_dwfl_index_build(&src, &x, why, sizeof(why)), 1);
-	assert_non_null(strstr(why, "not st_value"));
+	assert_int_equal(sl_dwfl_index_build(&src, &x, &why), 1);
+	assert_non_null(strstr(why_text(&why), "not st_value"));
 	set(&m, 2, "g", STB_GLOBAL, STT_FUNC, 1, 0x1200, 0x100000000ull);
 	src_of(&m, &src);
-	assert_int_equal(sl_dwfl_index_build(&src, &x, why, sizeof(why)), 1);
+	assert_int_equal(sl_dwfl_index_build(&src, &x, &why), 1);
 	m.s[2].name = NULL;                                     /* libdwfl error on this symbol */
 	src_of(&m, &src);
-	assert_int_equal(sl_dwfl_index_build(&src, &x, why, sizeof(why)), 1);
-	assert_non_null(strstr(why, "unreadable"));
+	assert_int_equal(sl_dwfl_index_build(&src, &x, &why), 1);
+	assert_non_null(strstr(why_text(&why), "unreadable"));
 }
 
 static void test_version_machine(void **state)

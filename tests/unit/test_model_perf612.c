@@ -490,10 +490,10 @@ static void test_plt62_lazy_pie(void **state)
 		uint64_t a[3] = { init, plt, plt + 20 };
 		uint8_t ks[512] = { 0 }, kd[512] = { 0 };
 		uint32_t groups = 0;
-		char why[256] = "";
+		struct sl_why why;
 
 		assert_true(p.idx.nsymtab < sizeof(ks) * 8);
-		assert_int_equal(symindex_plan(&p.idx, &p.lay, &p.src, a, 3, ks, kd, &groups, why, sizeof(why)), 0);
+		assert_int_equal(symindex_plan(&p.idx, &p.lay, &p.src, a, 3, ks, kd, &groups, &why), 0);
 		assert_true(groups >= 1 && groups < p.idx.ngroups / 2);
 	}
 	prog_close(&p);

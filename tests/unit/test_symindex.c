@@ -18,6 +18,7 @@
 #include "core/models.h"
 #include "index/format.h"
 #include "index/symindex.h"
+#include "util/reason.h"
 
 static const char *asm_src =
 	"\t.text\n"
@@ -124,8 +125,11 @@ struct plan {
 
 static void plan_for(const struct symidx *idx, const uint64_t *a, size_t n, struct plan *p)
 {
+	struct sl_why w;
+
 	memset(p, 0, sizeof(*p));
-	p->ret = symindex_plan(idx, &lay, NULL, a, n, p->ks, p->kd, &p->groups, p->why, sizeof(p->why));
+	p->ret = symindex_plan(idx, &lay, NULL, a, n, p->ks, p->kd, &p->groups, &w);
+	sl_why_format(&w, p->why, sizeof(p->why));      /* the text the stats print */
 }
 
 static int nbits(const uint8_t *b, size_t n)
