@@ -717,6 +717,7 @@ static int replay_run(const char *path, struct pd_machine *m, const struct pd_un
 	struct pd_unwind_scanner *sc = NULL;
 	uint64_t ips[MAX_STACK];
 	size_t i;
+	int32_t tid;
 	int rc, k, n;
 
 	if (!st)
@@ -743,27 +744,9 @@ static int replay_run(const char *path, struct pd_machine *m, const struct pd_un
 	}
 	if ((rc = pd_open(&rd, path, NULL, err, errsz)) < 0)
 		goto out;
-	while ((rc = pd_next(rd, &rec)) > 0) {
+	while ((rc = pd_unwind_next(rd, &rec, unsure, ctx, st, &tid)) > 0) {
 		const struct pd_sample *s = &rec.sample;
-		enum pd_unsure why;
-		int32_t tid;
 
-		st->records++;
-		if (rec.kind != PD_K_SAMPLE || rec.in_feature)
-			continue;
-		tid = (s->have & PERF_SAMPLE_TID) ? s->tid : -1;
-		switch (pd_unwind_kind(s, &why)) {
-		case PD_UW_NONE:
-			continue;
-		case PD_UW_UNSURE:
-			st->unsure_samples++;
-			if ((rc = unsure(ctx, tid, why)) < 0)
-				goto out;
-			continue;
-		case PD_UW_SCAN:
-			break;
-		}
-		st->samples++;
 		if ((n = replay_sample(&r, s, tid, ips)) < 0) {
 			rc = n;
 			goto out;
