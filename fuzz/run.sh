@@ -30,7 +30,7 @@ failed=0
 
 maxlen() {
 	case $1 in
-	perfdata|symindex|names|a2l|dbgsec) echo 65536 ;;
+	perfdata|symindex|names|a2l|dbgsec|elfimg) echo 65536 ;;
 	cache|addrs) echo 8192 ;;
 	*) echo 4096 ;;
 	esac

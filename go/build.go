@@ -88,7 +88,9 @@ func mapFile(fd int, size int64) ([]byte, error) {
 	return syscall.Mmap(fd, 0, int(size), syscall.PROT_READ, syscall.MAP_PRIVATE)
 }
 
-// openImg reads the headers of a mapped ELF file (names_build.c img_open).
+// openImg reads the headers of a mapped ELF file with the checks of util/elfimg.c
+// sl_elfimg_open (what index/names_build.c reads through): EI_VERSION EV_CURRENT,
+// e_shentsize exactly 64, the gABI e_shnum 0 / SHN_XINDEX escapes in section 0.
 func openImg(p []byte) (*img, error) {
 	if len(p) < 16 || string(p[:4]) != "\x7fELF" {
 		return nil, errNotELF
@@ -96,7 +98,7 @@ func openImg(p []byte) (*img, error) {
 	if p[4] != 2 || p[5] != 1 {
 		return nil, errClass
 	}
-	if len(p) < ehSize {
+	if p[6] != 1 || len(p) < ehSize {
 		return nil, errNotELF
 	}
 	m := &img{p: p, etype: le.Uint16(p[16:]), emachine: le.Uint16(p[18:]), phoff: le.Uint64(p[32:]),
@@ -107,7 +109,7 @@ func openImg(p []byte) (*img, error) {
 		m.shnum = 0
 		return m, nil
 	}
-	if m.shentsize < shSize {
+	if m.shentsize != shSize {
 		return nil, errNotELF
 	}
 	eshnum := m.shnum
@@ -853,7 +855,8 @@ func build(path string, fd int, st *syscall.Stat_t, dirfd int) (out *output, err
 	if m.etype != uint16(elf.ET_EXEC) && m.etype != uint16(elf.ET_DYN) {
 		return nil, errType
 	}
-	if m.phnum != 0 && (m.phentsize < phSize || !inFile(m, m.phoff, m.phnum*m.phentsize)) {
+	// util/elfimg.c sl_elfimg_phdrs: e_phentsize exactly 56, e_phoff non-zero
+	if m.phnum != 0 && (m.phentsize != phSize || m.phoff == 0 || !inFile(m, m.phoff, m.phnum*m.phentsize)) {
 		return nil, errPhdrs
 	}
 	defer func() {

@@ -19,6 +19,7 @@
 #include "index/cache.h"
 #include "index/format.h"
 #include "index/dbgsec.h"
+#include "util/elfimg.h"
 #include "util/util.h"
 #include "util/zlib_dl.h"
 #include "util/zstd_dl.h"
@@ -84,8 +85,11 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 	return a > 1 ? (v + a - 1) / a * a : v;
 }
 
-/* the headers: native ELFCLASS64 LSB, ordinary section count */
-static int read_headers(int fd, struct sl_dbgsec_plan *p)
+/* the headers of @fd (util/elfimg.h, mapped into @img) copied into @p. The
+ * copy writes e_shnum section headers back at a new e_shoff, so a file
+ * with the gABI escapes (e_shnum 0 with the count in section 0, e_shnum
+ * SHN_LORESERVE or more, e_shstrndx SHN_XINDEX) or no table is left alone */
+static int read_headers(int fd, struct sl_elfimg *img, struct sl_dbgsec_plan *p)
 {
 	struct stat st;
 	size_t n;
@@ -96,52 +100,50 @@ static int read_headers(int fd, struct sl_dbgsec_plan *p)
 	if (!S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(Elf64_Ehdr))
 		return -EINVAL;
 	p->file_size = (uint64_t)st.st_size;
-	if ((r = pread_all(fd, &p->eh, sizeof(p->eh), 0)) < 0)
-		return r;
-	if (memcmp(p->eh.e_ident, ELFMAG, SELFMAG) || p->eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    p->eh.e_ident[EI_DATA] != ELFDATA2LSB || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__ ||
-	    p->eh.e_shentsize != sizeof(Elf64_Shdr) || p->eh.e_shnum == 0 ||
-	    p->eh.e_shnum >= SHN_LORESERVE || p->eh.e_shstrndx == SHN_XINDEX ||
-	    p->eh.e_shoff > p->file_size ||
-	    p->file_size - p->eh.e_shoff < (uint64_t)p->eh.e_shnum * sizeof(Elf64_Shdr))
+	if ((r = sl_elfimg_open(img, fd, (size_t)st.st_size)) < 0)
+		return r == -ENOTSUP ? -EINVAL : r;
+	if (img->eh.e_shnum == 0 || img->eh.e_shnum >= SHN_LORESERVE || img->eh.e_shstrndx == SHN_XINDEX ||
+	    img->shnum != img->eh.e_shnum)
 		return -EINVAL;
-	n = p->eh.e_shnum;
+	p->eh = img->eh;
+	n = img->shnum;
 	p->old_sh = malloc(n * sizeof(Elf64_Shdr));
 	p->new_sh = malloc(n * sizeof(Elf64_Shdr));
 	p->order = malloc(n * sizeof(uint32_t));
 	if (!p->old_sh || !p->new_sh || !p->order)
 		return -ENOMEM;
-	return pread_all(fd, p->old_sh, n * sizeof(Elf64_Shdr), p->eh.e_shoff);
+	for (size_t i = 0; i < n; i++)
+		sl_elfimg_shdr(img, i, &p->old_sh[i]);  /* i < shnum: inside the file */
+	return 0;
 }
 
 /* the program headers end before @cut (they stay where they are) */
-static int phdrs_before(int fd, const Elf64_Ehdr *eh, uint64_t cut)
+static int phdrs_before(const struct sl_elfimg *img, uint64_t cut)
 {
+	const Elf64_Ehdr *eh = &img->eh;
 	Elf64_Phdr ph;
-	int r;
 
 	if (eh->e_phnum == 0)
 		return 0;
-	if (eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phnum == PN_XNUM ||
+	if (eh->e_phnum == PN_XNUM || sl_elfimg_phdrs(img) < 0 ||
 	    eh->e_phoff + (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) > cut)
 		return -EINVAL;
-	for (unsigned i = 0; i < eh->e_phnum; i++) {
-		if ((r = pread_all(fd, &ph, sizeof(ph), eh->e_phoff + i * sizeof(ph))) < 0)
-			return r;
+	for (unsigned i = 0; sl_elfimg_phdr(img, i, &ph) == 0; i++)
 		if (ph.p_filesz && (ph.p_offset > cut || cut - ph.p_offset < ph.p_filesz))
 			return -EINVAL;
-	}
 	return 0;
 }
 
 int sl_dbgsec_plan(int fd, struct sl_dbgsec_plan *p)
 {
+	struct sl_elfimg img;
 	uint64_t cut = UINT64_MAX, cur;
 	unsigned n, i;
 	int r;
 
 	memset(p, 0, sizeof(*p));
-	if ((r = read_headers(fd, p)) < 0)
+	memset(&img, 0, sizeof(img));
+	if ((r = read_headers(fd, &img, p)) < 0)
 		goto fail;
 	n = p->eh.e_shnum;
 	for (i = 1; i < n; i++) {
@@ -162,7 +164,7 @@ int sl_dbgsec_plan(int fd, struct sl_dbgsec_plan *p)
 		goto fail;
 	}
 	r = -EINVAL;
-	if (cut < sizeof(Elf64_Ehdr) || phdrs_before(fd, &p->eh, cut) < 0)
+	if (cut < sizeof(Elf64_Ehdr) || phdrs_before(&img, cut) < 0)
 		goto fail;
 	memcpy(p->new_sh, p->old_sh, n * sizeof(Elf64_Shdr));
 	for (i = 1; i < n; i++) {
@@ -216,8 +218,10 @@ int sl_dbgsec_plan(int fd, struct sl_dbgsec_plan *p)
 	p->cut = cut;
 	p->eh.e_shoff = align_up(cur, 8);
 	p->size = p->eh.e_shoff + (uint64_t)n * sizeof(Elf64_Shdr);
+	sl_elfimg_close(&img);
 	return 0;
 fail:
+	sl_elfimg_close(&img);
 	sl_dbgsec_plan_free(p);
 	return r;
 }

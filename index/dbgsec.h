@@ -17,7 +17,8 @@
  * in the section header, libelf/elf_compress.c); then a new section header
  * table; e_shoff the only ELF header change. Program headers, notes, .symtab
  * contents and every other section's bytes are unchanged.
- * Only ELFCLASS64 little-endian files with e_shnum in range, whose program
+ * Only ELFCLASS64 little-endian files that util/elfimg.h reads, with e_shnum
+ * in range (no gABI extended section numbering), whose program
  * headers and pre-X sections all end at or before X, with no SHF_ALLOC
  * section (but NOBITS) past X, and whose compressed
  * sections are non-alloc with ch_type ELFCOMPRESS_ZLIB or ELFCOMPRESS_ZSTD
@@ -65,10 +66,11 @@ struct sl_dbgsec_plan {
 
 /*
  * sl_dbgsec_plan - read the ELF header, section headers and Elf64_Chdr of
- * each compressed section of the file at @fd (pread, @fd's offset
- * untouched) and compute the copy into @p (free with sl_dbgsec_plan_free).
- * Returns 0; -ENOENT: no compressed section (nothing to do); -EINVAL: not
- * a layout this module rewrites (see above); -ENOMEM; -errno of pread/fstat.
+ * each compressed section of the file at @fd (headers through a read-only
+ * mapping, util/elfimg.h; the Chdrs with pread; @fd's offset untouched) and
+ * compute the copy into @p (free with sl_dbgsec_plan_free). Returns 0;
+ * -ENOENT: no compressed section (nothing to do); -EINVAL: not a layout
+ * this module rewrites (see above); -ENOMEM; -errno of mmap/pread/fstat.
  */
 int sl_dbgsec_plan(int fd, struct sl_dbgsec_plan *p);
 void sl_dbgsec_plan_free(struct sl_dbgsec_plan *p);

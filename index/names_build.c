@@ -26,6 +26,7 @@
 #include "index/cache.h"
 #include "index/format.h"
 #include "index/names.h"
+#include "util/elfimg.h"
 #include "util/reason.h"
 #include "util/util.h"
 
@@ -34,20 +35,6 @@ _Static_assert(SYMNAMES_MAX_LOADS == 16, "util/reason.h SL_R_NAMES_LOADS names t
 #define DEBUG_ROOT "/usr/lib/debug"
 #define MAX_VERSIONS 0x8000u
 
-struct img {                    /* one mapped ELF file */
-	const unsigned char *p;
-	size_t size;
-	Elf64_Ehdr eh;
-	size_t shnum, shstrndx;
-};
-
-struct tab {                    /* one symbol table and its strings */
-	const unsigned char *syms;
-	uint32_t n;                 /* entries, with the null symbol */
-	const unsigned char *str;
-	uint64_t strsz;
-};
-
 struct vname {                  /* a version's name in .dynstr */
 	const char *s;
 	uint32_t len, ref;          /* ref: its string ref in the output */
@@ -55,11 +42,11 @@ struct vname {                  /* a version's name in .dynstr */
 };
 
 struct build {
-	struct img bin, dbg;
+	struct sl_elfimg bin, dbg;
 	int dbg_fd;
 	char dbg_path[4096];
 	struct stat dbg_st;
-	struct tab tabs[2];         /* .symtab, .dynsym */
+	struct sl_elfimg_symtab tabs[2];  /* .symtab, .dynsym */
 	const unsigned char *versym;
 	uint32_t nversym;
 	struct vname *vers;
@@ -70,161 +57,24 @@ struct build {
 	uint32_t nloads, flags;
 };
 
-/* ---- the ELF image --------------------------------------------------------- */
-
-static int in_file(const struct img *m, uint64_t off, uint64_t len)
-{
-	return off <= m->size && len <= m->size - off;
-}
-
-static int shdr(const struct img *m, size_t i, Elf64_Shdr *out)
-{
-	uint64_t off = m->eh.e_shoff + (uint64_t)i * m->eh.e_shentsize;
-
-	if (i >= m->shnum || !in_file(m, off, sizeof(*out)))
-		return 0;
-	memcpy(out, m->p + off, sizeof(*out));
-	return 1;
-}
-
-/* Map @fd (@size bytes) and read its headers. 0, -EINVAL (not ELF / corrupt
- * headers), -ENOTSUP (not ELFCLASS64 little-endian on this host), -errno. */
-static int img_open(struct img *m, int fd, size_t size)
-{
-	static const union { uint16_t u; uint8_t b[2]; } host = { 1 };
-	Elf64_Shdr s0;
-
-	memset(m, 0, sizeof(*m));
-	if (size < EI_NIDENT)
-		return -EINVAL;
-	m->p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (m->p == MAP_FAILED) {
-		m->p = NULL;
-		return -errno;
-	}
-	m->size = size;
-	if (memcmp(m->p, ELFMAG, SELFMAG))
-		return -EINVAL;
-	if (m->p[EI_CLASS] != ELFCLASS64 || m->p[EI_DATA] != ELFDATA2LSB || !host.b[0])
-		return -ENOTSUP;
-	if (size < sizeof(m->eh))
-		return -EINVAL;
-	memcpy(&m->eh, m->p, sizeof(m->eh));
-	m->shnum = m->eh.e_shnum;
-	m->shstrndx = m->eh.e_shstrndx;
-	if (m->eh.e_shoff) {
-		if (m->eh.e_shentsize < sizeof(Elf64_Shdr))
-			return -EINVAL;
-		m->shnum = m->shnum ? m->shnum : 1;
-		if (!shdr(m, 0, &s0))
-			return -EINVAL;
-		if (!m->eh.e_shnum)             /* gABI: count in section 0's sh_size */
-			m->shnum = s0.sh_size;
-		if (m->eh.e_shstrndx == SHN_XINDEX)
-			m->shstrndx = s0.sh_link;
-		if (m->shnum > m->size / sizeof(Elf64_Shdr) || !in_file(m, m->eh.e_shoff, m->shnum * m->eh.e_shentsize))
-			return -EINVAL;
-	} else {
-		m->shnum = 0;
-	}
-	return 0;
-}
-
-static void img_close(struct img *m)
-{
-	if (m->p)
-		munmap((void *)m->p, m->size);
-	m->p = NULL;
-}
-
-/* The name of section header @sh, or NULL. */
-static const char *sec_name(const struct img *m, const Elf64_Shdr *sh)
-{
-	Elf64_Shdr ss;
-
-	if (!shdr(m, m->shstrndx, &ss) || ss.sh_type == SHT_NOBITS || !in_file(m, ss.sh_offset, ss.sh_size) ||
-	    sh->sh_name >= ss.sh_size || !memchr(m->p + ss.sh_offset + sh->sh_name, 0, ss.sh_size - sh->sh_name))
-		return NULL;
-	return (const char *)m->p + ss.sh_offset + sh->sh_name;
-}
-
-/* The first section of type @type: its index, or 0. */
-static size_t find_type(const struct img *m, uint32_t type, Elf64_Shdr *out)
-{
-	for (size_t i = 1; i < m->shnum; i++)
-		if (shdr(m, i, out) && out->sh_type == type)
-			return i;
-	return 0;
-}
-
-static int find_name(const struct img *m, const char *want, Elf64_Shdr *out)
-{
-	for (size_t i = 1; i < m->shnum; i++) {
-		const char *n;
-
-		if (shdr(m, i, out) && (n = sec_name(m, out)) && !strcmp(n, want))
-			return 1;
-	}
-	return 0;
-}
-
-/* The section's bytes, if it has file data inside the file. */
-static const unsigned char *sec_data(const struct img *m, const Elf64_Shdr *sh)
-{
-	if (sh->sh_type == SHT_NOBITS || !in_file(m, sh->sh_offset, sh->sh_size))
-		return NULL;
-	return m->p + sh->sh_offset;
-}
+/* ---- the ELF image (util/elfimg.h) ------------------------------------------ */
 
 /* The first SHT_SYMTAB or SHT_DYNSYM table: 1 found, 0 none, -EINVAL corrupt
  * (data outside the file, a size not a multiple of Elf64_Sym: Go's
- * debug/elf Symbols() fails on those too). */
-static int read_table(const struct img *m, uint32_t type, struct tab *t)
-{
-	Elf64_Shdr sh, ss;
-
-	memset(t, 0, sizeof(*t));
-	if (!find_type(m, type, &sh))
-		return 0;
-	if (!(t->syms = sec_data(m, &sh)) || sh.sh_size % sizeof(Elf64_Sym) ||
-	    sh.sh_size / sizeof(Elf64_Sym) >= SYMNAMES_NONE)
-		return -EINVAL;
-	t->n = (uint32_t)(sh.sh_size / sizeof(Elf64_Sym));
-	if (shdr(m, sh.sh_link, &ss) && (t->str = sec_data(m, &ss)) != NULL)
-		t->strsz = ss.sh_size;
-	return 1;
-}
-
-/* The GNU build-id of @m (the first NT_GNU_BUILD_ID note named "GNU" of a
- * SHT_NOTE section) into @out: its length (at most 32), 0 if none. */
-static uint32_t build_id(const struct img *m, unsigned char *out)
+ * debug/elf Symbols() fails on those too, and like it sh_entsize is not
+ * looked at). */
+static int read_table(const struct sl_elfimg *m, uint32_t type, struct sl_elfimg_symtab *t)
 {
 	Elf64_Shdr sh;
 
-	for (size_t i = 1; i < m->shnum; i++) {
-		const unsigned char *d;
-		uint64_t o = 0;
-
-		if (!shdr(m, i, &sh) || sh.sh_type != SHT_NOTE || !(d = sec_data(m, &sh)))
-			continue;
-		while (o + sizeof(Elf64_Nhdr) <= sh.sh_size) {
-			Elf64_Nhdr nh;
-			uint64_t name = o + sizeof(nh), desc, next;
-
-			memcpy(&nh, d + o, sizeof(nh));
-			desc = name + ((nh.n_namesz + 3ull) & ~3ull);
-			next = desc + ((nh.n_descsz + 3ull) & ~3ull);
-			if (next > sh.sh_size || desc + nh.n_descsz > sh.sh_size)
-				break;
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && !memcmp(d + name, "GNU", 4) &&
-			    nh.n_descsz && nh.n_descsz <= 32) {
-				memcpy(out, d + desc, nh.n_descsz);
-				return nh.n_descsz;
-			}
-			o = next;
-		}
+	memset(t, 0, sizeof(*t));
+	if (!sl_elfimg_find_type(m, type, &sh))
+		return 0;
+	if (sl_elfimg_symtab(m, &sh, SL_ELFIMG_ANY_ENTSIZE, t) < 0 || t->n >= SYMNAMES_NONE) {
+		memset(t, 0, sizeof(*t));
+		return -EINVAL;
 	}
-	return 0;
+	return 1;
 }
 
 /* ---- versions ---------------------------------------------------------------- */
@@ -265,14 +115,14 @@ static void set_ver(struct build *b, uint32_t ndx, const unsigned char *str, uin
  * section. */
 static void walk_versions(struct build *b)
 {
-	const struct img *m = &b->bin;
+	const struct sl_elfimg *m = &b->bin;
 	Elf64_Shdr sh, ss;
 	const unsigned char *d, *str;
 	uint64_t o, strsz;
 	uint32_t k, naux = 0;
 
-	if (find_type(m, SHT_GNU_verdef, &sh) && (d = sec_data(m, &sh)) && shdr(m, sh.sh_link, &ss) &&
-	    (str = sec_data(m, &ss))) {
+	if (sl_elfimg_find_type(m, SHT_GNU_verdef, &sh) && (d = sl_elfimg_sec_data(m, &sh)) &&
+	    sl_elfimg_shdr(m, sh.sh_link, &ss) == 0 && (str = sl_elfimg_sec_data(m, &ss))) {
 		strsz = ss.sh_size;
 		for (o = 0, k = 0; k < sh.sh_info && k < 65536 && o + sizeof(Elf64_Verdef) <= sh.sh_size; k++) {
 			Elf64_Verdef vd;
@@ -291,8 +141,8 @@ static void walk_versions(struct build *b)
 			o += vd.vd_next;
 		}
 	}
-	if (find_type(m, SHT_GNU_verneed, &sh) && (d = sec_data(m, &sh)) && shdr(m, sh.sh_link, &ss) &&
-	    (str = sec_data(m, &ss))) {
+	if (sl_elfimg_find_type(m, SHT_GNU_verneed, &sh) && (d = sl_elfimg_sec_data(m, &sh)) &&
+	    sl_elfimg_shdr(m, sh.sh_link, &ss) == 0 && (str = sl_elfimg_sec_data(m, &ss))) {
 		strsz = ss.sh_size;
 		for (o = 0, k = 0; k < sh.sh_info && k < 65536 && o + sizeof(Elf64_Verneed) <= sh.sh_size; k++) {
 			Elf64_Verneed vn;
@@ -326,7 +176,8 @@ static int read_versions(struct build *b)
 {
 	Elf64_Shdr sh;
 
-	if (!b->tabs[1].syms || !find_type(&b->bin, SHT_GNU_versym, &sh) || !(b->versym = sec_data(&b->bin, &sh)))
+	if (!b->tabs[1].syms || !sl_elfimg_find_type(&b->bin, SHT_GNU_versym, &sh) ||
+	    !(b->versym = sl_elfimg_sec_data(&b->bin, &sh)))
 		return 0;
 	b->nversym = (uint32_t)(sh.sh_size / 2 < b->tabs[1].n ? sh.sh_size / 2 : b->tabs[1].n);
 	b->flags |= SN_F_VERSIONS;
@@ -373,9 +224,10 @@ static int try_debug(struct build *b, const char *cand, const unsigned char *wan
 
 	if (fd < 0)
 		return 0;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || img_open(&b->dbg, fd, (size_t)st.st_size) < 0)
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || sl_elfimg_open(&b->dbg, fd, (size_t)st.st_size) < 0)
 		goto no;
-	if (want_bid_len && (build_id(&b->dbg, bid) != want_bid_len || memcmp(bid, want_bid, want_bid_len)))
+	if (want_bid_len &&
+	    (sl_elfimg_build_id(&b->dbg, bid, sizeof(bid)) != want_bid_len || memcmp(bid, want_bid, want_bid_len)))
 		goto no;
 	if (check_crc && crc32_ieee(b->dbg.p, b->dbg.size) != crc)
 		goto no;
@@ -387,7 +239,7 @@ static int try_debug(struct build *b, const char *cand, const unsigned char *wan
 	b->flags |= SN_F_DEBUG;
 	return 1;
 no:
-	img_close(&b->dbg);
+	sl_elfimg_close(&b->dbg);
 	memset(&b->tabs[0], 0, sizeof(b->tabs[0]));
 	close(fd);
 	return 0;
@@ -436,8 +288,8 @@ static void find_debug(struct build *b, const char *path, const struct stat *bst
 		if (try_debug(b, cand, b->bid, b->bid_len, 0, 0))
 			return;
 	}
-	if (!find_name(&b->bin, ".gnu_debuglink", &sh) || !(d = sec_data(&b->bin, &sh)) || sh.sh_size <= 5 ||
-	    !memchr(d, 0, sh.sh_size - 4))
+	if (!sl_elfimg_find_name(&b->bin, ".gnu_debuglink", &sh) || !(d = sl_elfimg_sec_data(&b->bin, &sh)) ||
+	    sh.sh_size <= 5 || !memchr(d, 0, sh.sh_size - 4))
 		return;
 	link = (const char *)d;
 	if (!link[0] || strlen(link) > 1024)
@@ -491,13 +343,13 @@ struct symv {                   /* one symbol as the passes see it */
 /* Symbol @i of table @t: 1 if it is a record (fills @v), else 0. */
 static int symbol(const struct build *b, int t, uint32_t i, struct symv *v)
 {
-	const struct tab *tb = &b->tabs[t];
+	const struct sl_elfimg_symtab *tb = &b->tabs[t];
 	uint32_t k, type;
 
-	memcpy(&v->s, tb->syms + (size_t)i * sizeof(Elf64_Sym), sizeof(v->s));
+	sl_elfimg_sym(tb, i, &v->s);   /* i < tb->n */
 	type = ELF64_ST_TYPE(v->s.st_info);
 	if (type == STT_SECTION || type == STT_FILE ||
-	    !(v->name = str_at(tb->str, tb->strsz, v->s.st_name, &v->len)) || !v->len)
+	    !(v->name = sl_elfimg_sym_name(tb, v->s.st_name, &v->len)) || !v->len)
 		return 0;
 	v->ver = NULL;
 	v->versym = 0;
@@ -644,8 +496,8 @@ static int write_index(struct build *b, const struct stat *st, int dirfd, struct
 	h->nbuckets = nb;
 	h->naddrs = (uint32_t)naddrs;
 	h->nloads = b->nloads;
-	h->nsymtab = b->tabs[0].n;
-	h->ndynsym = b->tabs[1].n;
+	h->nsymtab = (uint32_t)b->tabs[0].n;
+	h->ndynsym = (uint32_t)b->tabs[1].n;
 	h->syms_off = sizeof(*h);
 	h->buckets_off = align8(h->syms_off + nsyms * sizeof(*syms));
 	h->slots_off = align8(h->buckets_off + ((uint64_t)nb + 1) * 4);
@@ -764,7 +616,7 @@ int symnames_build(const char *path, int fd, const struct stat *st, int dirfd, s
 	if (!b)
 		return sl_whyf(why, SL_R_NOMEM, -ENOMEM, NULL);
 	b->dbg_fd = -1;
-	r = img_open(&b->bin, fd, (size_t)st->st_size);
+	r = sl_elfimg_open(&b->bin, fd, (size_t)st->st_size);
 	if (r < 0) {
 		if (r == -ENOTSUP || r == -EINVAL)
 			sl_why_set(why, r == -ENOTSUP ? SL_R_NAMES_ELF_KIND : SL_R_NOT_ELF, "%s", path);
@@ -776,13 +628,11 @@ int symnames_build(const char *path, int fd, const struct stat *st, int dirfd, s
 		r = sl_whyf(why, SL_R_NAMES_NOT_EXEC, -EINVAL, "%s", path);
 		goto out;
 	}
-	if (b->bin.eh.e_phnum && (b->bin.eh.e_phentsize < sizeof(ph) ||
-	    !in_file(&b->bin, b->bin.eh.e_phoff, (uint64_t)b->bin.eh.e_phnum * b->bin.eh.e_phentsize))) {
+	if (sl_elfimg_phdrs(&b->bin) < 0) {
 		r = sl_whyf(why, SL_R_NAMES_PHDRS, -EINVAL, "%s", path);
 		goto out;
 	}
-	for (uint32_t i = 0; i < b->bin.eh.e_phnum; i++) {
-		memcpy(&ph, b->bin.p + b->bin.eh.e_phoff + (uint64_t)i * b->bin.eh.e_phentsize, sizeof(ph));
+	for (uint32_t i = 0; sl_elfimg_phdr(&b->bin, i, &ph) == 0; i++) {
 		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
 			continue;
 		if (b->nloads == SYMNAMES_MAX_LOADS) {
@@ -791,7 +641,7 @@ int symnames_build(const char *path, int fd, const struct stat *st, int dirfd, s
 		}
 		b->loads[b->nloads++] = (struct symnames_load){ ph.p_vaddr, ph.p_memsz, ph.p_offset };
 	}
-	b->bid_len = build_id(&b->bin, b->bid);
+	b->bid_len = sl_elfimg_build_id(&b->bin, b->bid, sizeof(b->bid));
 	r = read_table(&b->bin, SHT_SYMTAB, &b->tabs[0]);
 	if (r == 0)
 		find_debug(b, path, st);
@@ -809,8 +659,8 @@ int symnames_build(const char *path, int fd, const struct stat *st, int dirfd, s
 	}
 	r = write_index(b, st, dirfd, out, why);
 out:
-	img_close(&b->bin);
-	img_close(&b->dbg);
+	sl_elfimg_close(&b->bin);
+	sl_elfimg_close(&b->dbg);
 	if (b->dbg_fd >= 0)
 		close(b->dbg_fd);
 	free(b->vers);

@@ -40,7 +40,7 @@ SAN_OBJ       = $(patsubst %.cc,$(B)/$(1)/obj/%.o,$(patsubst %.c,$(B)/$(1)/obj/%
 # index/symindex.c demangles with libiberty, as the main Makefile links it
 SAN_LIBS     := -liberty $(LIBS)
 SAN_PROGS    := test_threads
-FUZZ_NAMES   := perfdata symindex cache config addrs names a2l dbgsec abbrevord
+FUZZ_NAMES   := perfdata symindex cache config addrs names a2l dbgsec abbrevord elfimg
 FUZZ_BIN     := $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_NAMES))
 FUZZ_SECONDS ?=
 FUZZ_EXECS   ?= 0

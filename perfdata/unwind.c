@@ -400,6 +400,36 @@ void pd_unwind_scanner_free(struct pd_unwind_scanner *sc)
 	free(sc);
 }
 
+int pd_unwind_next(struct pd_reader *rd, struct pd_record *rec, pd_unwind_unsure_fn unsure, void *ctx,
+		   struct pd_unwind_stats *st, int32_t *tid)
+{
+	int rc;
+
+	while ((rc = pd_next(rd, rec)) > 0) {
+		const struct pd_sample *s = &rec->sample;
+		enum pd_unsure why;
+
+		st->records++;
+		if (rec->kind != PD_K_SAMPLE || rec->in_feature)
+			continue;
+		*tid = (s->have & PERF_SAMPLE_TID) ? s->tid : -1;
+		switch (pd_unwind_kind(s, &why)) {
+		case PD_UW_NONE:
+			continue;
+		case PD_UW_UNSURE:
+			st->unsure_samples++;
+			if ((rc = unsure(ctx, *tid, why)) < 0)
+				return rc;
+			continue;
+		case PD_UW_SCAN:
+			break;
+		}
+		st->samples++;
+		return 1;
+	}
+	return rc;
+}
+
 int pd_unwind_pass(const char *path, struct pd_machine *m, pd_unwind_add_fn add,
 		   pd_unwind_unsure_fn unsure, void *ctx, struct pd_unwind_stats *st,
 		   char *err, size_t errsz)
@@ -409,6 +439,7 @@ int pd_unwind_pass(const char *path, struct pd_machine *m, pd_unwind_add_fn add,
 	struct pd_record rec;
 	struct pd_unwind_stats local;
 	unsigned i;
+	int32_t tid;
 	int rc;
 
 	if (!st)
@@ -418,28 +449,10 @@ int pd_unwind_pass(const char *path, struct pd_machine *m, pd_unwind_add_fn add,
 	p.m = m;
 	if ((rc = pd_open(&rd, path, NULL, err, errsz)) < 0)
 		return rc;
-	while ((rc = pd_next(rd, &rec)) > 0) {
+	while ((rc = pd_unwind_next(rd, &rec, unsure, ctx, st, &tid)) > 0) {
 		const struct pd_sample *s = &rec.sample;
-		enum pd_unsure why;
-		int32_t tid;
 		struct reach *r;
 
-		st->records++;
-		if (rec.kind != PD_K_SAMPLE || rec.in_feature)
-			continue;
-		tid = (s->have & PERF_SAMPLE_TID) ? s->tid : -1;
-		switch (pd_unwind_kind(s, &why)) {
-		case PD_UW_NONE:
-			continue;
-		case PD_UW_UNSURE:
-			st->unsure_samples++;
-			if ((rc = unsure(ctx, tid, why)) < 0)
-				goto out;
-			continue;
-		case PD_UW_SCAN:
-			break;
-		}
-		st->samples++;
 		if (!(r = reach_get(&p, tid, &rc)))
 			goto out;
 		rc = scan(r, s->user_regs.regs, s->user_regs.nr, s->user_stack.data,

@@ -86,6 +86,15 @@ int pd_unwind_pass(const char *path, struct pd_machine *m, pd_unwind_add_fn add,
 		   pd_unwind_unsure_fn unsure, void *ctx, struct pd_unwind_stats *st,
 		   char *err, size_t errsz);
 
+/* pd_unwind_next - the next SAMPLE record of @rd that perf unwinds
+ * (pd_unwind_kind PD_UW_SCAN) into @rec, for the passes that read the input
+ * again: counts records and samples into @st and hands each PD_UW_UNSURE
+ * sample to @unsure on the way. 1 with *@tid (-1: no PERF_SAMPLE_TID), 0 at
+ * the end, or the negative result of pd_next (reason in the reader) or of
+ * @unsure. */
+int pd_unwind_next(struct pd_reader *rd, struct pd_record *rec, pd_unwind_unsure_fn unsure, void *ctx,
+		   struct pd_unwind_stats *st, int32_t *tid);
+
 /* The scan of one sample (pd_unwind_kind PD_UW_SCAN) with a cache of
  * per-thread intervals; for passes that scan some samples only. */
 struct pd_unwind_scanner;

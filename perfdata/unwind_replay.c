@@ -38,6 +38,7 @@
 
 #include "perfdata/htab.h"
 #include "perfdata/unwind.h"
+#include "util/elfimg.h"
 #include "util/util.h"
 
 #if defined(__x86_64__) && __has_include(<libunwind-x86_64.h>)
@@ -242,43 +243,20 @@ static const struct pd_map *find_map(struct replay *r, uint64_t addr)
 	return mp;
 }
 
-/* the GNU build-id note of a mapped ELF64 file, 0 if none */
-static unsigned file_build_id(const unsigned char *p, size_t size, unsigned char *out)
+/* the GNU build-id note of the PT_NOTE segments of @img, 0 if none. Notes
+ * are padded to the segment's alignment (8 for .note.gnu.property, 4 for
+ * the build-id) */
+static unsigned file_build_id(const struct sl_elfimg *img, unsigned char *out)
 {
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)p;
-	size_t i;
+	Elf64_Phdr ph;
+	const unsigned char *d;
+	unsigned n;
 
-	if (!eh->e_phoff || eh->e_phoff >= size ||
-	    eh->e_phnum > (size - eh->e_phoff) / sizeof(Elf64_Phdr))
-		return 0;
-	for (i = 0; i < eh->e_phnum; i++) {
-		const Elf64_Phdr *ph = (const Elf64_Phdr *)(p + eh->e_phoff) + i;
-		uint64_t o, end;
-
-		if (ph->p_type != PT_NOTE || ph->p_offset >= size || ph->p_filesz > size - ph->p_offset)
-			continue;
-		/* notes are padded to the segment's alignment (8 for
-		 * .note.gnu.property, 4 for the build-id) */
-		uint64_t al = ph->p_align == 8 ? 7 : 3;
-
-		for (o = ph->p_offset, end = o + ph->p_filesz; end - o >= 12;) {
-			uint32_t nsz, dsz, type;
-			uint64_t d;
-
-			memcpy(&nsz, p + o, 4);
-			memcpy(&dsz, p + o + 4, 4);
-			memcpy(&type, p + o + 8, 4);
-			d = o + 12 + ((nsz + al) & ~al);
-			if (d > end || ((dsz + al) & ~al) > end - d)
-				break;
-			if (type == NT_GNU_BUILD_ID && nsz == 4 && !memcmp(p + o + 12, "GNU", 4) &&
-			    dsz > 0 && dsz <= 20) {
-				memcpy(out, p + d, dsz);
-				return dsz;
-			}
-			o = d + ((dsz + al) & ~al);
-		}
-	}
+	for (size_t i = 0; sl_elfimg_phdr(img, i, &ph) == 0; i++)
+		if (ph.p_type == PT_NOTE && (d = sl_elfimg_at(img, ph.p_offset, ph.p_filesz)) &&
+		    (n = sl_elfimg_notes_build_id(d, ph.p_filesz, SL_ELFIMG_NOTE_PADDED |
+						  (ph.p_align == 8 ? SL_ELFIMG_NOTE_ALIGN8 : 0), out, 20)))
+			return n;
 	return 0;
 }
 
@@ -286,7 +264,9 @@ static struct rfile *file_of(struct replay *r, uint32_t dso)
 {
 	struct rfile *f;
 	struct stat st;
-	const Elf64_Ehdr *eh;
+	struct sl_elfimg img;
+	Elf64_Phdr ph;
+	Elf64_Shdr sh;
 	int fd;
 	size_t i;
 
@@ -311,8 +291,8 @@ static struct rfile *file_of(struct replay *r, uint32_t dso)
 	}
 	f->size = (size_t)st.st_size;
 	f->state = 1;
-	eh = (const Elf64_Ehdr *)f->p;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64)
+	/* util/elfimg.h reads the headers of the mapping (which stays ours) */
+	if (sl_elfimg_init(&img, f->p, f->size) < 0)
 		return f;	/* readable bytes, no unwind table */
 	/* perf reads a DSO with a recorded build-id from its build-id cache
 	 * copy or the path: the same bytes if the file still has that build-id;
@@ -321,33 +301,18 @@ static struct rfile *file_of(struct replay *r, uint32_t dso)
 	f->trusted = 1;
 	if (r->env && r->env->ids && r->env->id_sizes[dso]) {
 		unsigned char id[20];
-		unsigned n = file_build_id(f->p, f->size, id);
+		unsigned n = file_build_id(&img, id);
 
 		f->trusted = n == r->env->id_sizes[dso] && !memcmp(id, r->env->ids[dso], n);
 	}
-	if (eh->e_phoff && eh->e_phoff < f->size && eh->e_phnum <= (f->size - eh->e_phoff) / sizeof(Elf64_Phdr))
-		for (i = 0; i < eh->e_phnum; i++) {
-			const Elf64_Phdr *ph = (const Elf64_Phdr *)(f->p + eh->e_phoff) + i;
-
-			if (ph->p_type == PT_LOAD) {
-				f->base = ph->p_vaddr & ~(uint64_t)(getpagesize() - 1);
-				break;
-			}
+	for (i = 0; sl_elfimg_phdr(&img, i, &ph) == 0; i++)
+		if (ph.p_type == PT_LOAD) {
+			f->base = ph.p_vaddr & ~(uint64_t)(getpagesize() - 1);
+			break;
 		}
-	if (eh->e_shoff && eh->e_shoff < f->size && eh->e_shentsize == sizeof(Elf64_Shdr) &&
-	    eh->e_shnum <= (f->size - eh->e_shoff) / sizeof(Elf64_Shdr) && eh->e_shstrndx < eh->e_shnum) {
-		const Elf64_Shdr *sh = (const Elf64_Shdr *)(f->p + eh->e_shoff);
-		const Elf64_Shdr *ss = &sh[eh->e_shstrndx];
-
-		for (i = 0; i < eh->e_shnum && ss->sh_offset < f->size; i++) {
-			size_t no = ss->sh_offset + sh[i].sh_name;
-
-			if (no < f->size && f->size - no > 13 && !strcmp((const char *)f->p + no, ".eh_frame_hdr")) {
-				f->hdr_addr = sh[i].sh_addr;
-				f->hdr_off = sh[i].sh_offset;
-				break;
-			}
-		}
+	if (sl_elfimg_find_name(&img, ".eh_frame_hdr", &sh)) {
+		f->hdr_addr = sh.sh_addr;
+		f->hdr_off = sh.sh_offset;
 	}
 	return f;
 }
@@ -752,6 +717,7 @@ static int replay_run(const char *path, struct pd_machine *m, const struct pd_un
 	struct pd_unwind_scanner *sc = NULL;
 	uint64_t ips[MAX_STACK];
 	size_t i;
+	int32_t tid;
 	int rc, k, n;
 
 	if (!st)
@@ -778,27 +744,9 @@ static int replay_run(const char *path, struct pd_machine *m, const struct pd_un
 	}
 	if ((rc = pd_open(&rd, path, NULL, err, errsz)) < 0)
 		goto out;
-	while ((rc = pd_next(rd, &rec)) > 0) {
+	while ((rc = pd_unwind_next(rd, &rec, unsure, ctx, st, &tid)) > 0) {
 		const struct pd_sample *s = &rec.sample;
-		enum pd_unsure why;
-		int32_t tid;
 
-		st->records++;
-		if (rec.kind != PD_K_SAMPLE || rec.in_feature)
-			continue;
-		tid = (s->have & PERF_SAMPLE_TID) ? s->tid : -1;
-		switch (pd_unwind_kind(s, &why)) {
-		case PD_UW_NONE:
-			continue;
-		case PD_UW_UNSURE:
-			st->unsure_samples++;
-			if ((rc = unsure(ctx, tid, why)) < 0)
-				goto out;
-			continue;
-		case PD_UW_SCAN:
-			break;
-		}
-		st->samples++;
 		if ((n = replay_sample(&r, s, tid, ips)) < 0) {
 			rc = n;
 			goto out;

@@ -37,102 +37,17 @@
 #define DEBUGDIR "/usr/lib/debug"       /* Debian's libbfd-2.40-system.so DEBUGDIR */
 #define SHN_X86_64_LCOMMON_ 0xff02
 
-/* ---- the ELF image ------------------------------------------------------------ */
+/* ---- the ELF image (util/elfimg.h) ---------------------------------------------- */
 
-int a2l_in_file(const struct a2l_img *m, uint64_t off, uint64_t len)
+int a2l_img_open(struct sl_elfimg *m, int fd, size_t size)
 {
-	return off <= m->size && len <= m->size - off;
-}
+	int r = sl_elfimg_open(m, fd, size);
 
-int a2l_shdr(const struct a2l_img *m, size_t i, Elf64_Shdr *out)
-{
-	uint64_t off = m->eh.e_shoff + (uint64_t)i * m->eh.e_shentsize;
-
-	if (i >= m->shnum || !a2l_in_file(m, off, sizeof(*out)))
-		return 0;
-	memcpy(out, m->p + off, sizeof(*out));
-	return 1;
-}
-
-int a2l_img_open(struct a2l_img *m, int fd, size_t size)
-{
-	Elf64_Shdr s0;
-
-	memset(m, 0, sizeof(*m));
-	if (size < sizeof(m->eh))
-		return -EINVAL;
-	m->p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (m->p == MAP_FAILED) {
-		m->p = NULL;
-		return -errno;
-	}
-	m->size = size;
-	if (memcmp(m->p, ELFMAG, SELFMAG))
-		return -EINVAL;
-	memcpy(&m->eh, m->p, sizeof(m->eh));
-	if (m->p[EI_CLASS] != ELFCLASS64 || m->p[EI_DATA] != ELFDATA2LSB || m->eh.e_machine != EM_X86_64 ||
-	    (m->eh.e_type != ET_EXEC && m->eh.e_type != ET_DYN))
+	if (r == 0 && (m->eh.e_machine != EM_X86_64 || (m->eh.e_type != ET_EXEC && m->eh.e_type != ET_DYN))) {
+		sl_elfimg_close(m);
 		return -ENOTSUP;
-	m->shnum = m->eh.e_shnum;
-	m->shstrndx = m->eh.e_shstrndx;
-	if (!m->eh.e_shoff) {
-		m->shnum = 0;
-		return 0;
 	}
-	if (m->eh.e_shentsize != sizeof(Elf64_Shdr))
-		return -EINVAL;
-	m->shnum = m->shnum ? m->shnum : 1;
-	if (!a2l_shdr(m, 0, &s0))
-		return -EINVAL;
-	if (!m->eh.e_shnum)             /* gABI: the count in section 0's sh_size */
-		m->shnum = s0.sh_size;
-	if (m->eh.e_shstrndx == SHN_XINDEX)
-		m->shstrndx = s0.sh_link;
-	if (m->shnum > m->size / sizeof(Elf64_Shdr) ||
-	    !a2l_in_file(m, m->eh.e_shoff, (uint64_t)m->shnum * sizeof(Elf64_Shdr)))
-		return -EINVAL;
-	return 0;
-}
-
-void a2l_img_close(struct a2l_img *m)
-{
-	if (m->p)
-		munmap((void *)m->p, m->size);
-	m->p = NULL;
-}
-
-/* The NUL-terminated string at @off of section @sec, or NULL. */
-static const char *sec_str(const struct a2l_img *m, size_t sec, uint64_t off)
-{
-	Elf64_Shdr ss;
-
-	if (!a2l_shdr(m, sec, &ss) || ss.sh_type == SHT_NOBITS || !a2l_in_file(m, ss.sh_offset, ss.sh_size) ||
-	    off >= ss.sh_size || !memchr(m->p + ss.sh_offset + off, 0, ss.sh_size - off))
-		return NULL;
-	return (const char *)m->p + ss.sh_offset + off;
-}
-
-static const char *sec_name(const struct a2l_img *m, const Elf64_Shdr *sh)
-{
-	return sec_str(m, m->shstrndx, sh->sh_name);
-}
-
-static int find_name(const struct a2l_img *m, const char *want, Elf64_Shdr *out)
-{
-	for (size_t i = 1; i < m->shnum; i++) {
-		const char *n;
-
-		if (a2l_shdr(m, i, out) && (n = sec_name(m, out)) && !strcmp(n, want))
-			return 1;
-	}
-	return 0;
-}
-
-static const unsigned char *sec_data(const struct a2l_img *m, const Elf64_Shdr *sh)
-{
-	if (sh->sh_type == SHT_NOBITS || !a2l_in_file(m, sh->sh_offset, sh->sh_size))
-		return NULL;
-	return m->p + sh->sh_offset;
+	return r;
 }
 
 /*
@@ -143,14 +58,15 @@ static const unsigned char *sec_data(const struct a2l_img *m, const Elf64_Shdr *
  * data outside the file, a string table that is not a NUL-ended SHT_STRTAB;
  * -ENOTSUP: an SHT_SYMTAB_SHNDX section (extended indexes).
  */
-int a2l_canon_table(const struct a2l_img *m, struct a2l_tab *t)
+int a2l_canon_table(const struct sl_elfimg *m, struct a2l_tab *t)
 {
-	Elf64_Shdr sh, ss;
+	struct sl_elfimg_symtab st;
+	Elf64_Shdr sh;
 	size_t idx[2] = { 0, 0 };
 
 	memset(t, 0, sizeof(*t));
 	for (size_t i = 1; i < m->shnum; i++) {
-		if (!a2l_shdr(m, i, &sh))
+		if (sl_elfimg_shdr(m, i, &sh) < 0)
 			return -EINVAL;
 		if (sh.sh_type == SHT_SYMTAB_SHNDX)
 			return -ENOTSUP;
@@ -160,26 +76,22 @@ int a2l_canon_table(const struct a2l_img *m, struct a2l_tab *t)
 			idx[1] = i;
 	}
 	for (int k = 0; k < 2; k++) {
-		if (!idx[k])
+		if (!idx[k] || sl_elfimg_shdr(m, idx[k], &sh) < 0)
 			continue;
-		a2l_shdr(m, idx[k], &sh);
 		/* bfd_section_from_shdr fails the whole file on a bad
 		 * sh_entsize or an sh_info (first global) past the table */
-		if (sh.sh_entsize != sizeof(Elf64_Sym) || sh.sh_size % sizeof(Elf64_Sym) ||
-		    (uint64_t)sh.sh_info * sizeof(Elf64_Sym) > sh.sh_size ||
-		    !a2l_in_file(m, sh.sh_offset, sh.sh_size) || sh.sh_type == SHT_NOBITS)
+		if (sl_elfimg_symtab(m, &sh, 0, &st) < 0 || (uint64_t)sh.sh_info * sizeof(Elf64_Sym) > sh.sh_size)
 			return -EINVAL;
-		if (sh.sh_size / sizeof(Elf64_Sym) <= 1)
+		if (st.n <= 1)
 			continue;               /* canonicalizes to no symbols: next table */
-		if (sh.sh_size / sizeof(Elf64_Sym) >= A2L_NONE)
+		if (st.n >= A2L_NONE)
 			return -EFBIG;
-		if (!a2l_shdr(m, sh.sh_link, &ss) || ss.sh_type != SHT_STRTAB || !ss.sh_size ||
-		    !a2l_in_file(m, ss.sh_offset, ss.sh_size) || m->p[ss.sh_offset + ss.sh_size - 1] != 0)
+		if (sl_elfimg_symtab(m, &sh, SL_ELFIMG_STRTAB_NUL, &st) < 0)
 			return -EINVAL;
 		t->off = sh.sh_offset;
-		t->n = (uint32_t)(sh.sh_size / sizeof(Elf64_Sym));
-		t->str_off = ss.sh_offset;
-		t->str_size = ss.sh_size;
+		t->n = (uint32_t)st.n;
+		t->str_off = (uint64_t)(st.str - m->p);
+		t->str_size = st.strsz;
 		t->dynamic = k;
 		return 0;
 	}
@@ -189,14 +101,14 @@ int a2l_canon_table(const struct a2l_img *m, struct a2l_tab *t)
 /* bfd/elf.c bfd_elf_sym_name: the name of entry @i, "(null)" when st_name is
  * outside the string table; STT_SECTION symbols without a name read the
  * section's name. */
-const char *a2l_sym_name(const struct a2l_img *m, const struct a2l_tab *t, const Elf64_Sym *s)
+const char *a2l_sym_name(const struct sl_elfimg *m, const struct a2l_tab *t, const Elf64_Sym *s)
 {
 	const char *n;
 
 	if (s->st_name == 0 && ELF64_ST_TYPE(s->st_info) == STT_SECTION && s->st_shndx < m->shnum) {
 		Elf64_Shdr sh;
 
-		if (!a2l_shdr(m, s->st_shndx, &sh) || !(n = sec_name(m, &sh)))
+		if (sl_elfimg_shdr(m, s->st_shndx, &sh) < 0 || !(n = sl_elfimg_sec_name(m, &sh)))
 			return "(null)";
 		return n;
 	}
@@ -205,7 +117,7 @@ const char *a2l_sym_name(const struct a2l_img *m, const struct a2l_tab *t, const
 	return (const char *)m->p + t->str_off + s->st_name;   /* the table ends in a NUL */
 }
 
-void a2l_sym(const struct a2l_img *m, const struct a2l_tab *t, uint32_t i, Elf64_Sym *s)
+void a2l_sym(const struct sl_elfimg *m, const struct a2l_tab *t, uint32_t i, Elf64_Sym *s)
 {
 	memcpy(s, m->p + t->off + (uint64_t)i * sizeof(*s), sizeof(*s));
 }
@@ -220,7 +132,7 @@ static int exists(const char *p)
 }
 
 /* A debug file bfd could open: any candidate path that exists. */
-static int debug_file(const struct a2l_img *m, const char *path, char *found, size_t fsz)
+static int debug_file(const struct sl_elfimg *m, const char *path, char *found, size_t fsz)
 {
 	static const char *const roots[] = { DEBUGDIR, DEBUGDIR "/usr", DEBUGDIR };
 	char cand[PATH_MAX + 600], dir[PATH_MAX], canon[PATH_MAX];
@@ -233,25 +145,20 @@ static int debug_file(const struct a2l_img *m, const char *path, char *found, si
 	 * first note of .note.gnu.build-id; every NT_GNU_BUILD_ID note of every
 	 * SHT_NOTE section is tried here (conservative) */
 	for (size_t i = 1; i < m->shnum; i++) {
+		struct sl_elfimg_note n;
 		uint64_t o = 0;
 
-		if (!a2l_shdr(m, i, &sh) || sh.sh_type != SHT_NOTE || !(d = sec_data(m, &sh)))
+		if (sl_elfimg_shdr(m, i, &sh) < 0 || sh.sh_type != SHT_NOTE || !(d = sl_elfimg_sec_data(m, &sh)))
 			continue;
-		while (o + sizeof(Elf64_Nhdr) <= sh.sh_size) {
-			Elf64_Nhdr nh;
-			uint64_t desc, next;
-
-			memcpy(&nh, d + o, sizeof(nh));
-			desc = o + sizeof(nh) + ((nh.n_namesz + 3ull) & ~3ull);
-			next = desc + ((nh.n_descsz + 3ull) & ~3ull);
-			if (desc > sh.sh_size || nh.n_descsz > sh.sh_size - desc)
-				break;
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_descsz && nh.n_descsz <= 64) {
+		/* a last note whose descriptor ends unpadded at the section
+		 * end is read, as bfd/elf.c elf_parse_notes reads it */
+		while (sl_elfimg_note_next(d, sh.sh_size, 0, &o, &n) > 0) {
+			if (n.type == NT_GNU_BUILD_ID && n.descsz && n.descsz <= 64) {
 				char hex[130], base[160];
 				const char *const tries[] = { "", ".debug/", DEBUGDIR "/", DEBUGDIR "/usr/" };
 
-				for (uint32_t k = 0; k < nh.n_descsz; k++)
-					snprintf(hex + 2 * k, 3, "%02x", d[desc + k]);
+				for (uint32_t k = 0; k < n.descsz; k++)
+					snprintf(hex + 2 * k, 3, "%02x", n.desc[k]);
 				snprintf(base, sizeof(base), ".build-id/%.2s/%s.debug", hex, hex + 2);
 				for (size_t k = 0; k < sizeof(tries) / sizeof(tries[0]); k++) {
 					snprintf(cand, sizeof(cand), "%s%s", tries[k], base);
@@ -259,13 +166,10 @@ static int debug_file(const struct a2l_img *m, const char *path, char *found, si
 						return snprintf(found, fsz, "%s", cand), 1;
 				}
 			}
-			if (next <= o || next > sh.sh_size)
-				break;
-			o = next;
 		}
 	}
 	/* bfd_follow_gnu_debuglink: the name in .gnu_debuglink */
-	if (!find_name(m, ".gnu_debuglink", &sh) || !(d = sec_data(m, &sh)) || !sh.sh_size ||
+	if (!sl_elfimg_find_name(m, ".gnu_debuglink", &sh) || !(d = sl_elfimg_sec_data(m, &sh)) || !sh.sh_size ||
 	    !memchr(d, 0, sh.sh_size) || !d[0])
 		return 0;
 	len = strlen(path);
@@ -322,7 +226,7 @@ static void a2l_img_why(struct sl_why *why, int r, const char *path)
 
 int a2l_eligible(const char *path, struct sl_why *why)
 {
-	struct a2l_img m;
+	struct sl_elfimg m;
 	struct a2l_tab t;
 	struct stat st;
 	Elf64_Shdr sh;
@@ -351,7 +255,7 @@ int a2l_eligible(const char *path, struct sl_why *why)
 	for (size_t i = 1; i < m.shnum; i++) {
 		const char *n;
 
-		if (!a2l_shdr(&m, i, &sh) || !(n = sec_name(&m, &sh))) {
+		if (sl_elfimg_shdr(&m, i, &sh) < 0 || !(n = sl_elfimg_sec_name(&m, &sh))) {
 			sl_why_set(why, SL_R_NOT_ELF, "%s", path);       /* section i has no readable name */
 			goto out;
 		}
@@ -380,13 +284,13 @@ int a2l_eligible(const char *path, struct sl_why *why)
 	}
 	ok = 1;
 out:
-	a2l_img_close(&m);
+	sl_elfimg_close(&m);
 	return ok;
 }
 
 int a2l_has_dwarf(const char *path)
 {
-	struct a2l_img m;
+	struct sl_elfimg m;
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), r = 0;
 
@@ -395,7 +299,7 @@ int a2l_has_dwarf(const char *path)
 	memset(&m, 0, sizeof(m));
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && a2l_img_open(&m, fd, (size_t)st.st_size) == 0)
 		r = a2l_dw_wanted(&m);
-	a2l_img_close(&m);
+	sl_elfimg_close(&m);
 	close(fd);
 	return r;
 }
@@ -469,7 +373,7 @@ static uint32_t sec_of(const struct a2l_sec *secs, uint32_t nsecs, uint32_t shnd
  * other things); its value + section vma, i.e. st_value (st_size for
  * SHN_COMMON).
  */
-static void walk(const struct a2l_img *m, const struct a2l_tab *t, const struct a2l_sec *secs, uint32_t nsecs,
+static void walk(const struct sl_elfimg *m, const struct a2l_tab *t, const struct a2l_sec *secs, uint32_t nsecs,
 		 struct cand *c, uint64_t *ncand, uint32_t *nfile, uint32_t *fidx, struct a2l_hdr *h)
 {
 	enum { nothing_seen, symbol_seen, file_after_symbol_seen } state = nothing_seen;
@@ -544,7 +448,7 @@ static void walk(const struct a2l_img *m, const struct a2l_tab *t, const struct 
 	*nfile = nf;
 }
 
-static int write_table(const struct a2l_img *m, const struct a2l_tab *t, const struct stat *st, int dirfd,
+static int write_table(const struct sl_elfimg *m, const struct a2l_tab *t, const struct stat *st, int dirfd,
 		       struct a2l_table *out, struct sl_why *why)
 {
 	struct a2l_sec *secs = NULL;
@@ -561,14 +465,14 @@ static int write_table(const struct a2l_img *m, const struct a2l_tab *t, const s
 	memset(&hh, 0, sizeof(hh));
 	/* find_address_in_section: the SHF_ALLOC sections, section order */
 	for (size_t i = 1; i < m->shnum; i++)
-		if (a2l_shdr(m, i, &sh) && (sh.sh_flags & SHF_ALLOC) && sh.sh_type != SHT_NULL && sh.sh_size)
+		if (sl_elfimg_shdr(m, i, &sh) == 0 && (sh.sh_flags & SHF_ALLOC) && sh.sh_type != SHT_NULL && sh.sh_size)
 			nsecs++;
 	secs = calloc(nsecs ? nsecs : 1, sizeof(*secs));
 	if (!secs)
 		return sl_whyf(why, SL_R_NOMEM, -ENOMEM, NULL);
 	nsecs = 0;
 	for (size_t i = 1; i < m->shnum; i++)
-		if (a2l_shdr(m, i, &sh) && (sh.sh_flags & SHF_ALLOC) && sh.sh_type != SHT_NULL && sh.sh_size)
+		if (sl_elfimg_shdr(m, i, &sh) == 0 && (sh.sh_flags & SHF_ALLOC) && sh.sh_type != SHT_NULL && sh.sh_size)
 			secs[nsecs++] = (struct a2l_sec){ sh.sh_addr, sh.sh_size, 0, 0, (uint32_t)i,
 							   (sh.sh_flags & SHF_EXECINSTR) ? A2L_S_CODE : 0 };
 	if (t->n)
@@ -701,7 +605,7 @@ out:
 int a2l_build(const char *path, int fd, const struct stat *st, int dirfd, struct a2l_table *out,
 	      struct sl_why *why)
 {
-	struct a2l_img m;
+	struct sl_elfimg m;
 	struct a2l_tab t;
 	int r = a2l_img_open(&m, fd, (size_t)st->st_size);
 
@@ -717,7 +621,7 @@ int a2l_build(const char *path, int fd, const struct stat *st, int dirfd, struct
 	}
 	r = write_table(&m, &t, st, dirfd, out, why);
 out:
-	a2l_img_close(&m);
+	sl_elfimg_close(&m);
 	return r;
 }
 
@@ -756,13 +660,13 @@ static int demangles_to(const char *name, const char *want)
 
 int a2l_lookup_symbol(const struct a2l_table *tb, const char *sym, uint64_t offset, uint64_t *pc)
 {
-	struct a2l_img m;
+	struct sl_elfimg m;
 	struct a2l_tab t;
 	struct stat st;
 	Elf64_Sym s;
 	int fd, found = 0;
 
-	m.p = NULL;     /* a2l_img_close below may run before a2l_img_open */
+	memset(&m, 0, sizeof(m));       /* sl_elfimg_close below may run before a2l_img_open */
 	fd = open(tb->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return 0;
@@ -771,7 +675,7 @@ int a2l_lookup_symbol(const struct a2l_table *tb, const char *sym, uint64_t offs
 	    st.st_mtim.tv_nsec != tb->h->mtime_nsec || st.st_ctim.tv_sec != tb->h->ctime_sec ||
 	    st.st_ctim.tv_nsec != tb->h->ctime_nsec || a2l_img_open(&m, fd, (size_t)st.st_size) < 0) {
 		close(fd);
-		a2l_img_close(&m);
+		sl_elfimg_close(&m);
 		return 0;
 	}
 	close(fd);
@@ -791,6 +695,6 @@ int a2l_lookup_symbol(const struct a2l_table *tb, const char *sym, uint64_t offs
 				found = 1;
 			}
 		}
-	a2l_img_close(&m);
+	sl_elfimg_close(&m);
 	return found;
 }

@@ -269,13 +269,13 @@ out:
 
 /* ---- build --------------------------------------------------------------------------- */
 
-int a2l_dw_wanted(const struct a2l_img *m)
+int a2l_dw_wanted(const struct sl_elfimg *m)
 {
 	Elf64_Shdr sh;
 	const char *n;
 
 	for (size_t i = 1; i < m->shnum; i++)
-		if (a2l_shdr(m, i, &sh) && (n = a2d_img_sec_name(m, &sh)) && !strcmp(n, ".debug_info"))
+		if (sl_elfimg_shdr(m, i, &sh) == 0 && (n = sl_elfimg_sec_name(m, &sh)) && !strcmp(n, ".debug_info"))
 			return 1;
 	return 0;
 }
@@ -285,7 +285,7 @@ static int build(struct bld *b, const struct stat *st, int dirfd, void **map, si
 	static const char *const names[] = { ".debug_info", ".debug_abbrev", ".debug_line", ".debug_str",
 					     ".debug_line_str", ".debug_ranges", ".debug_rnglists" };
 	struct dsec *ds[] = { &b->info, &b->abbrev, &b->line, &b->str, &b->line_str, &b->ranges, &b->rnglists };
-	const struct a2l_img *m = b->m;
+	const struct sl_elfimg *m = b->m;
 	Elf64_Shdr sh;
 	uint64_t off = 0, line0 = 0;
 	int rr;
@@ -293,7 +293,7 @@ static int build(struct bld *b, const struct stat *st, int dirfd, void **map, si
 	for (size_t i = 1; i < m->shnum; i++) {
 		const char *n;
 
-		if (!a2l_shdr(m, i, &sh) || !(n = a2d_img_sec_name(m, &sh)))
+		if (sl_elfimg_shdr(m, i, &sh) < 0 || !(n = sl_elfimg_sec_name(m, &sh)))
 			return sl_whyf(b->why, SL_R_A2L_DWARF, -EINVAL, "section %zu has no readable name", i);
 		if (!strncmp(n, ".zdebug", 7) || !strncmp(n, ".gnu.linkonce.wi.", 17) || !strcmp(n, ".gnu_debugaltlink") ||
 		    (strstr(n, ".dwo") && !strncmp(n, ".debug_", 7)))
@@ -473,7 +473,7 @@ int a2l_dw_open(struct a2l_table *t, const char *path, int fd, const struct stat
 		}
 	}
 	if (r < 0) {
-		struct a2l_img m;
+		struct sl_elfimg m;
 		struct bld b;
 
 		memset(&b, 0, sizeof(b));
@@ -493,7 +493,7 @@ int a2l_dw_open(struct a2l_table *t, const char *path, int fd, const struct stat
 		b.zone.sz = sizeof(struct arng);
 		r = a2l_img_open(&m, fd, (size_t)st->st_size);
 		if (r < 0) {
-			a2l_img_close(&m);
+			sl_elfimg_close(&m);
 			return sl_whyf(why, SL_R_NOT_ELF, r, "%s", path);
 		}
 		b.m = &m;
@@ -501,7 +501,7 @@ int a2l_dw_open(struct a2l_table *t, const char *path, int fd, const struct stat
 		if (r < 0 && why && why->code == SL_R_NONE)
 			sl_why_set(why, SL_R_A2L_DWARF, "%s", strerror(-r));
 		a2d_bld_free(&b);
-		a2l_img_close(&m);
+		sl_elfimg_close(&m);
 		if (r < 0)
 			return r;
 		if (a2l_dw_validate(map, msize) < 0) {

@@ -97,12 +97,12 @@ struct a2d_func {                       /* one funcinfo, 32 bytes */
 	uint32_t pad;
 };
 
-struct a2l_img;
+struct sl_elfimg;
 struct a2l_table;
 
 /* a2l_dw_wanted - 1 when bfd reads DWARF from the ELF image @m itself
  * (a ".debug_info" section), else 0. */
-int a2l_dw_wanted(const struct a2l_img *m);
+int a2l_dw_wanted(const struct sl_elfimg *m);
 
 /* a2l_dw_validate - 0 if @map (@size bytes) is a usable .a2d table, else
  * -EINVAL: magic, version, layout, checksum, ranges sorted and disjoint,

@@ -421,12 +421,12 @@ int a2d_arng_cmp(const void *pa, const void *pb)
 
 
 /* 1 when [lo, hi) meets an SHF_ALLOC section (a query can land there) */
-int a2d_meets_alloc(const struct a2l_img *m, uint64_t lo, uint64_t hi)
+int a2d_meets_alloc(const struct sl_elfimg *m, uint64_t lo, uint64_t hi)
 {
 	Elf64_Shdr sh;
 
 	for (size_t i = 1; i < m->shnum; i++)
-		if (a2l_shdr(m, i, &sh) && (sh.sh_flags & SHF_ALLOC) && sh.sh_type != SHT_NULL && sh.sh_size &&
+		if (sl_elfimg_shdr(m, i, &sh) == 0 && (sh.sh_flags & SHF_ALLOC) && sh.sh_type != SHT_NULL && sh.sh_size &&
 		    lo < sh.sh_addr + sh.sh_size && sh.sh_addr < hi)
 			return 1;
 	return 0;

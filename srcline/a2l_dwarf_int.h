@@ -64,7 +64,7 @@ struct lrow { uint64_t addr; const char *file; uint32_t line, discr; int end; };
 struct seq { uint64_t low, end; uint32_t first, n, idx; };  /* rows in b->rows */
 
 struct bld {
-	const struct a2l_img *m;
+	const struct sl_elfimg *m;
 	struct dsec info, abbrev, line, str, line_str, ranges, rnglists;
 	struct vec units, abbrs, aattrs, fns, frng, rows, seqs, lints, fints, cranges, strs, owned;
 	struct vec zone;        /* struct arng: where laziness could matter */
@@ -84,8 +84,7 @@ struct crng { uint64_t lo, hi; uint32_t cu; };
 
 /* cross-file functions (srcline/a2l_dwarf*.c) */
 void *a2d_vpush(struct vec *v);
-const char *a2d_img_sec_name(const struct a2l_img *m, const Elf64_Shdr *sh);
-int a2d_load_sec(const struct a2l_img *m, const Elf64_Shdr *sh, struct dsec *d);
+int a2d_load_sec(const struct sl_elfimg *m, const Elf64_Shdr *sh, struct dsec *d);
 void a2d_bld_free(struct bld *b);
 uint64_t a2d_rd_n(struct rd *r, unsigned n);
 uint64_t a2d_rd_uleb(struct rd *r);
@@ -106,7 +105,7 @@ void a2d_merge_own(struct bld *b);
 int a2d_func_intervals(struct bld *b, struct unit *u);
 int a2d_build_map(struct bld *b);
 int a2d_arng_cmp(const void *pa, const void *pb);
-int a2d_meets_alloc(const struct a2l_img *m, uint64_t lo, uint64_t h);
+int a2d_meets_alloc(const struct sl_elfimg *m, uint64_t lo, uint64_t h);
 int a2d_u64_cmp(const void *pa, const void *pb);
 
 #endif

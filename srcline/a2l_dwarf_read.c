@@ -50,25 +50,6 @@ void *a2d_vpush(struct vec *v)
 
 /* ---- sections -------------------------------------------------------------------- */
 
-
-
-static const unsigned char *img_at(const struct a2l_img *m, uint64_t off, uint64_t len)
-{
-	return a2l_in_file(m, off, len) ? m->p + off : NULL;
-}
-
-const char *a2d_img_sec_name(const struct a2l_img *m, const Elf64_Shdr *sh)
-{
-	Elf64_Shdr ss;
-	const unsigned char *d;
-
-	if (!a2l_shdr(m, m->shstrndx, &ss) || sh->sh_name >= ss.sh_size || !(d = img_at(m, ss.sh_offset, ss.sh_size)))
-		return NULL;
-	if (!memchr(d + sh->sh_name, 0, ss.sh_size - sh->sh_name))
-		return NULL;
-	return (const char *)d + sh->sh_name;
-}
-
 /* inflate SHF_COMPRESSED section data (bfd: BFD_DECOMPRESS on read) */
 static int inflate_into(const unsigned char *in, uint64_t inlen, uint32_t type, unsigned char *out, uint64_t want)
 {
@@ -137,14 +118,14 @@ static int inflate_into(const unsigned char *in, uint64_t inlen, uint32_t type, 
 	return -ENOTSUP;
 }
 
-int a2d_load_sec(const struct a2l_img *m, const Elf64_Shdr *sh, struct dsec *d)
+int a2d_load_sec(const struct sl_elfimg *m, const Elf64_Shdr *sh, struct dsec *d)
 {
 	const unsigned char *raw;
 
 	d->present = 1;
 	if (sh->sh_type == SHT_NOBITS)
 		return -ENOTSUP;
-	if (!(raw = img_at(m, sh->sh_offset, sh->sh_size)))
+	if (!(raw = sl_elfimg_at(m, sh->sh_offset, sh->sh_size)))
 		return -EINVAL;
 	if (sh->sh_flags & SHF_COMPRESSED) {
 		Elf64_Chdr ch;

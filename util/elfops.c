@@ -1,46 +1,32 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <string.h>
+#include "util/elfimg.h"
 #include "util/elfops.h"
 
-#ifndef NT_GNU_BUILD_ID
-#define NT_GNU_BUILD_ID 3
-#endif
-
-/* Walk the notes of one SHT_NOTE section. Note layout (ELF gABI, "Note
- * Section"): Elf{32,64}_Nhdr {namesz, descsz, type} then name and desc, each
- * padded to 4 bytes (both ELF classes use 4-byte words for GNU notes). */
+/* The first GNU build-id note of one SHT_NOTE section: its length (cut to
+ * @outsz), -ENOENT if none, -EINVAL when a note runs past the section or
+ * the build-id is empty. The walk is util/elfimg.h sl_elfimg_note_next (gABI
+ * "Note Section": Elf{32,64}_Nhdr {namesz, descsz, type}, name and desc
+ * each padded to 4 bytes, as both ELF classes write GNU notes). */
 static int scan_notes(const unsigned char *p, size_t size, unsigned char *out, size_t outsz)
 {
-	size_t off = 0;
+	struct sl_elfimg_note n;
+	uint64_t off = 0;
+	int r;
 
-	while (off + 12 <= size) {
-		uint32_t namesz, descsz, type;
-		size_t name_off, desc_off, next;
+	while ((r = sl_elfimg_note_next(p, size, 0, &off, &n)) > 0) {
+		size_t len = n.descsz;
 
-		memcpy(&namesz, p + off, 4);
-		memcpy(&descsz, p + off + 4, 4);
-		memcpy(&type, p + off + 8, 4);
-		name_off = off + 12;
-		if (namesz > size || descsz > size)
+		if (!sl_elfimg_note_is(&n, "GNU", NT_GNU_BUILD_ID))
+			continue;
+		if (!len)
 			return -EINVAL;
-		desc_off = name_off + ((namesz + 3u) & ~3u);
-		next = desc_off + ((descsz + 3u) & ~3u);
-		if (desc_off > size || desc_off + descsz > size)
-			return -EINVAL;
-		if (type == NT_GNU_BUILD_ID && namesz == 4 && !memcmp(p + name_off, "GNU", 4)) {
-			if (descsz == 0)
-				return -EINVAL;
-			if (descsz > outsz)
-				descsz = outsz;
-			memcpy(out, p + desc_off, descsz);
-			return (int)descsz;
-		}
-		if (next <= off)
-			return -EINVAL;
-		off = next;
+		len = len > outsz ? outsz : len;
+		memcpy(out, n.desc, len);
+		return (int)len;
 	}
-	return -ENOENT;
+	return r < 0 ? r : -ENOENT;
 }
 
 int elf_read_build_id(const struct elf_ops *ops, Elf *elf, unsigned char *out, size_t outsz)
