@@ -656,13 +656,11 @@ void sl_dso_plan(struct sl_session *s, struct sl_dso *d, sl_sibling_fn sib, void
 		goto out;
 	}
 	r = symindex_plan(&idx, &lay, &src, dso->addrs, dso->nr_addrs, d->keep[0], d->keep[1],
-			  &d->kept_groups, &d->why);
+			  &d->kept_groups, &d->why);       /* 1 or -errno: d->why says why */
 	if (r == 0) {
 		d->plan_mode = SL_LAZY;
 		if (s->cfg.max_bytes)
 			charge_keep_set(s, d, &src);
-	} else if (r < 0) {
-		sl_why_set(&d->why, SL_R_PLAN_FAILED, "%s", strerror(-r));
 	}
 out:
 	symindex_close(&idx);

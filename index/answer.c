@@ -175,7 +175,7 @@ int symindex_plan(const struct symidx *idx, const struct symidx_layout *lay,
 		return 0;
 	kept = calloc((idx->ngroups + 7) / 8, 1);
 	if (!kept)
-		return -ENOMEM;
+		return sl_whyf(why, SL_R_PLAN_FAILED, -ENOMEM, "%s", strerror(ENOMEM));
 
 #define PUSH(G) do { uint32_t g_ = (G); \
 		if (g_ != SYMIDX_NONE && !BIT_TEST(kept, g_)) { \
@@ -352,6 +352,8 @@ out:
 		memset(keep_symtab, 0, (idx->nsymtab + 7) / 8);
 		memset(keep_dynsym, 0, (idx->ndynsym + 7) / 8);
 	}
+	if (ret < 0)
+		sl_why_set(why, SL_R_PLAN_FAILED, "%s", strerror(-ret));
 	free(buf);
 	free(stack);
 	free(kept);

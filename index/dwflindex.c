@@ -729,7 +729,7 @@ int sl_dwfl_index_build(const struct sl_dwfl_src *src, struct sl_dwfl_index *out
 	}
 	fd = backing(src, disk, tmp, sizeof(tmp));
 	if (fd < 0)
-		return fd;
+		return sl_whyf(why, SL_R_INDEX_FAILED, fd, "%s", strerror(-fd));
 
 	for (k = 0;; k++) {
 		int ndx = scan_ndx(src, k), slot, biased;

@@ -225,7 +225,7 @@ int symindex_layout(const struct elf_ops *ops, Elf *elf, uint64_t fsize, struct 
  * detail), SL_R_PLT_RELOCS, SL_R_AMBIGUOUS / SL_R_PLT_ADDRESS (an address
  * only a tree replay decides, and no @src), SL_R_DUP_DEMANGLE, SL_R_DEMANGLER
  * (the model's demangler cannot give the names), SL_R_PLT_IFUNC,
- * SL_R_REPLAY_DISAGREES, SL_R_REPLAY_DIFFERS; or -errno (nothing in @why).
+ * SL_R_REPLAY_DISAGREES, SL_R_REPLAY_DIFFERS; or -errno (SL_R_PLAN_FAILED).
  * @kept_groups gets the number of groups kept.
  */
 struct sl_why;

@@ -13,8 +13,9 @@
  * the texts. Details are never cut silently: struct sl_why holds up to
  * SL_WHY_DETAIL bytes and sl_why_set() ends a truncated detail with "...".
  *
- * Return convention (every function taking a `struct sl_why *why` follows
- * it, and so does every function documented as returning "1 (fall back)"):
+ * Return convention (a function taking a `struct sl_why *why` follows it
+ * unless its comment says otherwise, and so does every function documented
+ * as returning "1 (fall back)"):
  *   0       done: the index, table or plan is made and lazy mode serves;
  *   1       fall back: the stock behaviour (the tool's full symbol load, the
  *           real addr2line, libdwfl's own answers) runs and is exact by
@@ -23,8 +24,8 @@
  *           holds the reason; the caller falls back as for 1 and may count
  *           the error (the stats' "index_failed", "plan_failed").
  * A function that returns a count, an fd or a yes/no answer instead says so
- * in its comment (e.g. srcline/a2l.h a2l_eligible: 1 = eligible, 0 = not,
- * -errno). @why may be NULL: no reason is written. A caller sets
+ * in its comment (util/util.h sl_open_regular: an fd or -errno;
+ * srcline/a2l.h a2l_eligible: 1 = eligible, 0 = not, -errno). @why may be NULL: no reason is written. A caller sets
  * why->code = SL_R_NONE (or memsets) when it asks whether a reason came.
  */
 #ifndef SYMLAZY_REASON_H
