@@ -106,8 +106,8 @@ const struct sl_tool_model sl_model_perf61 = {
 	/* util/symbol-elf.c demangle_sym: libiberty's cplus_demangle */
 	.sym.demangler = SL_DEMANGLER_LIBIBERTY,
 	.sym.demangle = perf61_demangle,
-	.sym.name_cost = NULL,              /* the raw name's length: libiberty without
-					     * DMGL_PARAMS is rarely longer (sym_cost) */
+	.sym.name_cost = NULL,              /* sym_cost of the raw name: measured on 6.1
+					     * to cover its stored names (sl_perf_sym_cost) */
 	.sym.demangler_ready = NULL,        /* linked into perf: always there */
 	.sym.demangler_name = NULL,
 	/* util/symbol.c symbols__fixup_duplicate, choose_best_symbol */
