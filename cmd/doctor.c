@@ -285,9 +285,9 @@ static int follow_wrapper(struct dr *d, const char *script, char *exe, size_t n)
 }
 
 /* The perf version literal ("6.1.187"), as core/model/perf61.c looks for it. */
-static const struct sl_model *check_version(struct dr *d, const char *exe, enum sl_tool tool)
+static const struct sl_tool_model *check_version(struct dr *d, const char *exe, enum sl_tool tool)
 {
-	const struct sl_model *m = NULL;
+	const struct sl_tool_model *m = NULL;
 	struct stat st;
 	char ver[32] = "";
 	void *img;
@@ -315,7 +315,7 @@ static const struct sl_model *check_version(struct dr *d, const char *exe, enum 
 		snprintf(ver, sizeof(ver), "(no version literal)");
 	munmap(img, (size_t)st.st_size);
 	if (m) {
-		line(d, "ok", "version", "perf %s: symlazy's %s model applies (core/model/)", ver, m->name);
+		line(d, "ok", "version", "perf %s: symlazy's %s model applies (core/model/)", ver, m->sym.name);
 	} else {
 		char known[128];
 
@@ -546,7 +546,7 @@ static void lazy_off(struct dr *d, const char *level, const struct sl_why *w)
 }
 
 static void check_lazy(struct dr *d, const struct symlazy_config *cfg, enum sl_tool tool,
-		       const struct sl_model *m, int argc, char **argv)
+		       const struct sl_tool_model *m, int argc, char **argv)
 {
 	struct sl_invocation inv;
 	struct sl_why w;
@@ -677,7 +677,7 @@ int cmd_doctor(int argc, char **argv)
 	struct elfinfo e;
 	char found[PATH_MAX], exe[PATH_MAX], real[PATH_MAX];
 	enum sl_tool tool;
-	const struct sl_model *m = NULL;
+	const struct sl_tool_model *m = NULL;
 	char **cmd;
 	int c, ncmd, r;
 

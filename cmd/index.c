@@ -135,7 +135,7 @@ static int index_one(const struct elf_ops *ops, int dirfd, const char *path, str
 
 	sl_file_id_from_stat(&id, &f->st);
 	if (!symindex_src_init(&src, ops, f->elf, lay, f->bid, (size_t)f->bid_len, &id, dirfd,
-			       SYMIDX_DEM_NOOPTS, &sl_model_perf61)) {
+			       SYMIDX_DEM_NOOPTS, &sl_model_perf61.sym)) {
 		cli_err(SUB, "%s: no .symtab or .dynsym", path);
 		return -1;
 	}

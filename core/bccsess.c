@@ -24,7 +24,7 @@
 struct sl_bcc_charged {
 	struct sl_bcc_charged *next;
 	const struct sl_bcc_index *idx;
-	const struct sl_model *m;
+	const struct sl_tool_model *m;
 	struct sl_bcc_plan plan;
 };
 
@@ -46,7 +46,7 @@ static int bcc_plan_copy(struct sl_bcc_plan *dst, const struct sl_bcc_plan *src)
 }
 
 int sl_session_bcc_plan(struct sl_session *s, const char *path, const struct sl_bcc_option *opt,
-			const struct sl_model *m, struct sl_bcc_plan *out)
+			const struct sl_tool_model *m, struct sl_bcc_plan *out)
 {
 	const struct sl_bcc_index *idx = NULL;
 	struct sl_bcc_charged *ch;
@@ -116,7 +116,7 @@ int sl_session_bcc_plan(struct sl_session *s, const char *path, const struct sl_
 		out->reused = 1;
 		return 1;
 	}
-	r = sl_bcc_plan_budget(idx, &s->budget, m, out);
+	r = sl_bcc_plan_budget(idx, &s->budget, &m->sym, out);
 	if (r < 0) {
 		sl_bcc_plan_free(out);
 		return 0;
@@ -124,7 +124,7 @@ int sl_session_bcc_plan(struct sl_session *s, const char *path, const struct sl_
 	if (out->dropped && !atomic_exchange(&s->budget_warned, 1))
 		sl_warnx("symlazy: symbol budget of %llu bytes (SYMLAZY_MAX_BYTES) exhausted while loading %s; "
 			 "symbols it could not keep (%s's cost: %s) %s; raise SYMLAZY_MAX_BYTES to keep more",
-			 (unsigned long long)s->cfg.max_bytes, path, m->tool, m->name,
+			 (unsigned long long)s->cfg.max_bytes, path, m->tool, m->sym.name,
 			 m->unknown_shows ? m->unknown_shows : "show as [unknown]");
 	ch = calloc(1, sizeof(*ch));
 	if (ch && bcc_plan_copy(&ch->plan, out) == 0) {

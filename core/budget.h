@@ -22,7 +22,7 @@ struct budget {
 	_Atomic int exhausted;         /* set by the first refusal */
 };
 
-/* What one symbol costs is the tool's: struct sl_model.sym_cost (model.h). */
+/* What one symbol costs is the tool's: struct sl_model.sym_cost (index/model.h). */
 
 void budget_init(struct budget *b, uint64_t cap);
 

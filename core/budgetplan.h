@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 #include "core/budget.h"
-#include "index/model.h"   /* SL_BR_*: a model's budget rules */
+#include "core/models.h"   /* SL_BR_*: a model's budget rules */
 
 struct bp_sym {
 	uint64_t value, size;   /* st_value, st_size */

@@ -22,7 +22,7 @@ int sl_dwfl_enabled(struct sl_session *s, const struct sl_dwfl_ops *ops)
 	int st = __atomic_load_n(&s->dwfl_state, __ATOMIC_ACQUIRE);
 
 	if (st == 0) {
-		const struct sl_lookup_rules *R = sl_model_libdwfl188.lookup;
+		const struct sl_lookup_rules *R = sl_model_libdwfl188.sym.lookup;
 		const char *v = ops->version ? ops->version(NULL) : NULL;
 
 		st = s->cfg.dwfl && R->version_matches(v) ? 1 : -1;
@@ -203,7 +203,7 @@ const char *sl_dwfl_lookup(struct sl_session *s, const struct sl_dwfl_ops *ops, 
 			   Dwfl_Module *mod, GElf_Addr addr, GElf_Off *off, GElf_Sym *sym,
 			   GElf_Word *shndxp, Elf **elfp, Dwarf_Addr *biasp, int adjust)
 {
-	const struct sl_lookup_rules *R = sl_model_libdwfl188.lookup;
+	const struct sl_lookup_rules *R = sl_model_libdwfl188.sym.lookup;
 	struct ctx c = { ops, mod, addr };
 	struct sl_dwfl_src src;
 	struct sl_dwfl_qbuf qb;

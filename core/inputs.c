@@ -18,7 +18,7 @@
 #include "perfdata/unwind.h"
 #include "core/tool.h"
 
-unsigned sl_inputs_sym_priv(const struct sl_model *m)
+unsigned sl_inputs_sym_priv(const struct sl_tool_model *m)
 {
 	char **argv = NULL;
 	int argc = 0, sub;

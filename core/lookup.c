@@ -113,7 +113,7 @@ int sl_lookup_open(const char *path, const struct sl_lookup_opts *opts, struct s
 	if (!l)
 		return sl_errf(err, errsz, -ENOMEM, "out of memory");
 	l->ops = elfops_direct();
-	l->model = &sl_model_perf61;
+	l->model = &sl_model_perf61.sym;
 	l->rfd = -1;
 	l->ops->elf_version(EV_CURRENT);
 	l->elf = open_elf(l->ops, path, &l->fd, &st, err, errsz, &r);

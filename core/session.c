@@ -74,7 +74,7 @@ int sl_session_config(struct sl_session *s, const char *(*get)(const char *name)
 	{
 		/* every perf model launches workloads; the version is not known
 		 * yet (the image is read at the first libelf call) */
-		const struct sl_model *const *ms;
+		const struct sl_tool_model *const *ms;
 		size_t nm = s->tool == SL_TOOL_PERF ? sl_models_for_tool(SL_TOOL_PERF, &ms) : 0, k;
 		int launches = s->charge->launches_workloads;
 
@@ -157,7 +157,7 @@ static void setup_lazy(struct sl_session *s)
 {
 	char err[256] = "", version[80] = "";
 	const char *input = NULL;
-	const struct sl_model *m = NULL, *any = NULL;
+	const struct sl_tool_model *m = NULL, *any = NULL;
 	struct sl_why why;
 	int r;
 
@@ -359,9 +359,9 @@ void sl_session_report(struct sl_session *s)
 	FILE *f;
 
 	if (s->is_perf && s->model) {
-		s->totals.model = s->model->name;
-		if (s->lazy_on && s->model->demangler_name)
-			s->totals.demangler = s->model->demangler_name();
+		s->totals.model = s->model->sym.name;
+		if (s->lazy_on && s->model->sym.demangler_name)
+			s->totals.demangler = s->model->sym.demangler_name();
 	}
 	s->totals.charged_bytes = atomic_load(&s->budget.used);
 	s->totals.refused_bytes = atomic_load(&s->budget.refused);
@@ -555,7 +555,7 @@ const struct pd_dso *sl_dso_match_file(const struct pd_result *res, const char *
  */
 static void charge_keep_set(struct sl_session *s, struct sl_dso *d, const struct symidx_src *src)
 {
-	const struct sl_model *m = s->charge ? s->charge : s->model;
+	const struct sl_tool_model *m = s->charge ? s->charge : s->model;
 	uint64_t cost = 0;
 	unsigned t;
 	uint32_t i;
@@ -574,7 +574,7 @@ static void charge_keep_set(struct sl_session *s, struct sl_dso *d, const struct
 				p = (const char *)str->d_buf + sym.st_name;
 				n = strnlen(p, str->d_size - sym.st_name);
 			}
-			cost += sl_model_cost(m, p, n, s->dem_mode) + s->sym_priv;
+			cost += sl_model_cost(&m->sym, p, n, s->dem_mode) + s->sym_priv;
 		}
 	}
 	if (budget_try_charge(&s->budget, cost)) {
@@ -635,7 +635,7 @@ void sl_dso_plan(struct sl_session *s, struct sl_dso *d, sl_sibling_fn sib, void
 	if (d->have_st)
 		sl_file_id_from_stat(&id, &d->st);
 	symindex_src_init(&src, s->ops, d->elf, &lay, d->bid, (size_t)d->bid_len, &id,
-			  s->cache_dirfd, s->dem_mode, s->model);
+			  s->cache_dirfd, s->dem_mode, &s->model->sym);
 	r = symindex_open(&src, &idx);
 	if (r < 0) {
 		sl_why_set(&d->why, SL_R_INDEX_FAILED, "%s", strerror(-r));
@@ -649,7 +649,7 @@ void sl_dso_plan(struct sl_session *s, struct sl_dso *d, sl_sibling_fn sib, void
 		sl_why_set(&d->why, SL_R_NOMEM, NULL);
 		goto out;
 	}
-	if (idx.abort_pass && s->annotate && s->model->fixup.abort_annotate_full) {
+	if (idx.abort_pass && s->annotate && s->model->sym.fixup.abort_annotate_full) {
 		/* the model's rule (model.h; corpus abort-alias) */
 		sl_why_set(&d->why, SL_R_ANNOTATE_ABORT, "%s",
 			   idx.abort_pass == SYMIDX_ABORT_SYMTAB ? ".symtab" : ".dynsym");
@@ -711,19 +711,19 @@ static uint64_t sym_cost(const struct sl_session *s, const struct sl_table *t, c
 
 	if (n && sym->st_name + n < t->strtab->d_size)
 		p = (const char *)t->strtab->d_buf + sym->st_name;
-	return sl_model_cost(t->charge, p, n, s->dem_mode) + s->sym_priv;
+	return sl_model_cost(&t->charge->sym, p, n, s->dem_mode) + s->sym_priv;
 }
 
 static void budget_warn(struct sl_session *s, const struct sl_table *t)
 {
-	const struct sl_model *m = t->charge ? t->charge : s->charge;
+	const struct sl_tool_model *m = t->charge ? t->charge : s->charge;
 
 	if (atomic_exchange(&s->budget_warned, 1))
 		return;
 	sl_warnx("symlazy: symbol budget of %llu bytes (SYMLAZY_MAX_BYTES) exhausted while loading %s; "
 		 "symbols it could not keep (%s's cost: %s) %s; raise SYMLAZY_MAX_BYTES to keep more",
 		 (unsigned long long)s->cfg.max_bytes, t->st && t->st->path[0] ? t->st->path : "a DSO",
-		 m->tool, m->name, m->unknown_shows ? m->unknown_shows : "show as [unknown]");
+		 m->tool, m->sym.name, m->unknown_shows ? m->unknown_shows : "show as [unknown]");
 }
 
 struct bp_ctx {
@@ -744,7 +744,7 @@ static int bp_get(void *ctx, uint32_t idx, struct bp_sym *out)
 	if (c->t->strtab && c->t->strtab->d_buf && sym.st_name < c->t->strtab->d_size &&
 	    memchr((const char *)c->t->strtab->d_buf + sym.st_name, '\0', c->t->strtab->d_size - sym.st_name))
 		out->name = (const char *)c->t->strtab->d_buf + sym.st_name;
-	out->candidate = sl_model_keeps_types(c->t->charge, &sym, c->t->types);
+	out->candidate = sl_model_keeps_types(&c->t->charge->sym, &sym, c->t->types);
 	out->cost = out->candidate ? sym_cost(c->s, c->t, &sym) : 0;
 	return 0;
 }
@@ -973,7 +973,7 @@ void sl_table_filter(struct sl_session *s, struct sl_table *t, struct sl_dso *d,
 /* Would the scan's tool keep @sym (and so: is it charged / planned)? */
 static int keeps(const struct sl_table *t, const GElf_Sym *sym)
 {
-	return sl_model_keeps_types(t->charge, sym, t->types);
+	return sl_model_keeps_types(&t->charge->sym, sym, t->types);
 }
 
 void sl_table_filter_ctx(struct sl_session *s, struct sl_table *t, struct sl_dso *d, int ndx,

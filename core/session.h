@@ -37,7 +37,7 @@
 #include "core/stats.h"
 #include "index/symindex.h"
 
-struct sl_model;
+struct sl_tool_model;
 struct sl_text_src;
 
 enum sl_mode { SL_EAGER = 0, SL_BUDGET, SL_LAZY, SL_HIDE, SL_PASS, SL_PLANNED };
@@ -48,7 +48,7 @@ enum sl_mode { SL_EAGER = 0, SL_BUDGET, SL_LAZY, SL_HIDE, SL_PASS, SL_PLANNED };
  * (shim/wrappers_bcc.c), whose callback says who keeps the symbols.
  */
 struct sl_scan_ctx {
-	const struct sl_model *model;   /* charge model of the scan (NULL: the tool's) */
+	const struct sl_tool_model *model;   /* charge model of the scan (NULL: the tool's) */
 	uint32_t types;                 /* libbcc's use_symbol_type (0: none) */
 	int bcc;                        /* a libbcc scan: perf's lazy plan does not apply */
 	const struct sl_bcc_plan *plan; /* keep-sets made for this call, or NULL */
@@ -60,7 +60,7 @@ struct sl_charged {
 	struct sl_file_id id;
 	int table;
 	uint32_t shndx, nsyms;          /* the section: a file may have two tables of one type */
-	const struct sl_model *model;
+	const struct sl_tool_model *model;
 	uint32_t types;
 	struct budget_plan plan;        /* owns its arrays */
 };
@@ -68,8 +68,8 @@ struct sl_charged {
 struct sl_session {
 	struct symlazy_config cfg;
 	const struct elf_ops *ops;
-	const struct sl_model *model;    /* rules of the running tool (perf 6.1 if unknown) */
-	const struct sl_model *charge;   /* what the tool's own scans cost (sl_charge_model;
+	const struct sl_tool_model *model;    /* rules of the running tool (perf 6.1 if unknown) */
+	const struct sl_tool_model *charge;   /* what the tool's own scans cost (sl_charge_model;
 					  * for perf the model of its version, s->model,
 					  * but perf probe's own) */
 	int tool;                        /* enum sl_tool (tool.h) */
@@ -273,7 +273,7 @@ struct sl_table {
 	struct budget_plan bp;       /* SL_BUDGET: cut and zero-size overrides */
 	uint32_t bp_cursor;
 	uint32_t shndx;              /* its section index (set by the shim; 0 unknown) */
-	const struct sl_model *charge; /* of the current scan */
+	const struct sl_tool_model *charge; /* of the current scan */
 	uint32_t types;              /* libbcc use_symbol_type of the current scan */
 	const struct sl_bcc_keep *keep; /* SL_PLANNED: the keep-set (owned by the plan) */
 };
@@ -320,7 +320,7 @@ void sl_table_filter_ctx(struct sl_session *s, struct sl_table *t, struct sl_dso
  * sl_bcc_plan_free), 0 when the scans run as they would (eager).
  */
 int sl_session_bcc_plan(struct sl_session *s, const char *path, const struct sl_bcc_option *opt,
-			const struct sl_model *m, struct sl_bcc_plan *out);
+			const struct sl_tool_model *m, struct sl_bcc_plan *out);
 
 /* core/inputs.c: the perf.data files of @inv (perf diff: every
  * one) into s->inputs, after the checks lazy mode needs (a file or a perf
@@ -333,6 +333,6 @@ int sl_inputs_read(struct sl_session *s, int unwind_mode, char *err, size_t errs
 void sl_inputs_free(struct sl_session *s);
 /* What perf adds to every symbol it allocates in this run, lazy or not:
  * @m's annotation_priv for perf diff (symbol__annotation_init), else 0. */
-unsigned sl_inputs_sym_priv(const struct sl_model *m);
+unsigned sl_inputs_sym_priv(const struct sl_tool_model *m);
 
 #endif

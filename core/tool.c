@@ -1,4 +1,11 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * core/tool.c - which tool this process is (by its executable's name), which
+ * model applies (by the version literal in its image, the verdict cached per
+ * executable), which model its own scans are charged with, and the process
+ * helpers the shim needs around it (cmdline, LD_PRELOAD without the shim).
+ * The models are core/model/ (core/models.h).
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -48,21 +55,30 @@ enum sl_tool sl_tool_self(void)
 	return sl_tool_from_exe(exe);
 }
 
-static const struct sl_model *const bpftrace_models[] = { &sl_model_bpftrace023, &sl_model_bpftrace017 };
+static const struct sl_tool_model *const bpftrace_models[] = { &sl_model_bpftrace023, &sl_model_bpftrace017 };
 
-const struct sl_model *sl_bpftrace_model_for_image(const char *img, size_t len)
+/* The one model of @models (@n) whose version probe matches the image, or
+ * NULL if none or several do (an image holding two version literals is no
+ * version we know). */
+static const struct sl_tool_model *only_match(const struct sl_tool_model *const *models, size_t n,
+					      const char *img, size_t len)
 {
-	const struct sl_model *m = NULL;
+	const struct sl_tool_model *m = NULL;
 	size_t i;
 
-	for (i = 0; i < sizeof(bpftrace_models) / sizeof(bpftrace_models[0]); i++) {
-		if (!bpftrace_models[i]->image_matches(img, len))
+	for (i = 0; i < n; i++) {
+		if (!models[i]->image_matches(img, len))
 			continue;
 		if (m)
 			return NULL;
-		m = bpftrace_models[i];
+		m = models[i];
 	}
 	return m;
+}
+
+const struct sl_tool_model *sl_bpftrace_model_for_image(const char *img, size_t len)
+{
+	return only_match(bpftrace_models, sizeof(bpftrace_models) / sizeof(bpftrace_models[0]), img, len);
 }
 
 static int open_self_exe(struct stat *st);
@@ -70,10 +86,10 @@ static int open_self_exe(struct stat *st);
 /* The bpftrace model of this process's executable, found once (a read of
  * the executable: Debian's bpftrace 0.23 is 6 MB); an unknown version gets
  * the conservative model of any other tool (core/model/other.c). */
-static const struct sl_model *bpftrace_self_model(void)
+static const struct sl_tool_model *bpftrace_self_model(void)
 {
-	static const struct sl_model *cached;
-	const struct sl_model *m = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
+	static const struct sl_tool_model *cached;
+	const struct sl_tool_model *m = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
 	struct stat st;
 	void *img;
 	int fd;
@@ -85,7 +101,7 @@ static const struct sl_model *bpftrace_self_model(void)
 		img = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 		close(fd);
 		if (img != MAP_FAILED) {
-			const struct sl_model *b = sl_bpftrace_model_for_image(img, (size_t)st.st_size);
+			const struct sl_tool_model *b = sl_bpftrace_model_for_image(img, (size_t)st.st_size);
 
 			if (b)
 				m = b;
@@ -150,7 +166,7 @@ const struct sl_bcc_models *sl_bcc_models_for_version(const char *v)
 	return NULL;
 }
 
-const struct sl_model *sl_charge_model(enum sl_tool tool, int argc, char *const argv[])
+const struct sl_tool_model *sl_charge_model(enum sl_tool tool, int argc, char *const argv[])
 {
 	switch (tool) {
 	case SL_TOOL_PERF: {
@@ -169,28 +185,17 @@ const struct sl_model *sl_charge_model(enum sl_tool tool, int argc, char *const 
 
 /* Models per tool, newest first; the first is the default for LAZY=on
  * (a perf newer than the newest model is closest to that one). */
-static const struct sl_model *const perf_models[] = { &sl_model_perf72, &sl_model_perf612, &sl_model_perf61 };
+static const struct sl_tool_model *const perf_models[] = { &sl_model_perf72, &sl_model_perf612,
+							    &sl_model_perf61 };
 
-/* The model whose version probe matches, only if exactly one does (an image
- * holding two version literals is no version we know). */
-const struct sl_model *sl_model_for_image(enum sl_tool tool, const char *img, size_t len)
+const struct sl_tool_model *sl_model_for_image(enum sl_tool tool, const char *img, size_t len)
 {
-	const struct sl_model *m = NULL;
-	size_t i;
-
 	if (tool != SL_TOOL_PERF)
 		return NULL;
-	for (i = 0; i < sizeof(perf_models) / sizeof(perf_models[0]); i++) {
-		if (!perf_models[i]->image_matches(img, len))
-			continue;
-		if (m)
-			return NULL;
-		m = perf_models[i];
-	}
-	return m;
+	return only_match(perf_models, sizeof(perf_models) / sizeof(perf_models[0]), img, len);
 }
 
-size_t sl_models_for_tool(enum sl_tool tool, const struct sl_model *const **models)
+size_t sl_models_for_tool(enum sl_tool tool, const struct sl_tool_model *const **models)
 {
 	if (tool != SL_TOOL_PERF) {
 		*models = NULL;
@@ -202,7 +207,7 @@ size_t sl_models_for_tool(enum sl_tool tool, const struct sl_model *const **mode
 
 int sl_model_versions(enum sl_tool tool, char *buf, size_t n)
 {
-	const struct sl_model *const *ms;
+	const struct sl_tool_model *const *ms;
 	size_t k = sl_models_for_tool(tool, &ms), at = 0;
 	int len = 0;
 
@@ -211,7 +216,7 @@ int sl_model_versions(enum sl_tool tool, char *buf, size_t n)
 	/* oldest first, as people list versions */
 	while (k-- > 0) {
 		int r = snprintf(buf + at, n - at, "%s%s", len ? ", " : "",
-				 ms[k]->versions ? ms[k]->versions : ms[k]->name);
+				 ms[k]->versions ? ms[k]->versions : ms[k]->sym.name);
 
 		if (r < 0)
 			return r;
@@ -221,7 +226,7 @@ int sl_model_versions(enum sl_tool tool, char *buf, size_t n)
 	return len;
 }
 
-const struct sl_model *sl_model_for_self(enum sl_tool tool, const struct sl_model **any_model)
+const struct sl_tool_model *sl_model_for_self(enum sl_tool tool, const struct sl_tool_model **any_model)
 {
 	return sl_model_for_self_version(tool, any_model, NULL, 0);
 }
@@ -230,10 +235,10 @@ const struct sl_model *sl_model_for_self(enum sl_tool tool, const struct sl_mode
  * its fstat; the fd is closed), and the version literal found when none
  * does (into @version, @n bytes, may be 0). *@scanned (may be NULL): 1 if
  * the image could be read, so that a NULL is a verdict. */
-static const struct sl_model *model_of_exe(enum sl_tool tool, int fd, const struct stat *st,
+static const struct sl_tool_model *model_of_exe(enum sl_tool tool, int fd, const struct stat *st,
 					   char *version, size_t n, int *scanned)
 {
-	const struct sl_model *m;
+	const struct sl_tool_model *m;
 	void *img;
 
 	if (scanned)
@@ -263,8 +268,9 @@ static int open_self_exe(struct stat *st)
 	return fd;
 }
 
-const struct sl_model *sl_model_for_self_version(enum sl_tool tool, const struct sl_model **any_model,
-						 char *version, size_t n)
+const struct sl_tool_model *sl_model_for_self_version(enum sl_tool tool,
+						      const struct sl_tool_model **any_model,
+						      char *version, size_t n)
 {
 	struct stat st;
 	int fd;
@@ -289,23 +295,23 @@ const struct sl_model *sl_model_for_self_version(enum sl_tool tool, const struct
 
 static uint64_t verdict_key(enum sl_tool tool, const struct stat *st)
 {
-	const struct sl_model *const *models;
+	const struct sl_tool_model *const *models;
 	uint64_t v[6] = { VERDICT_FORMAT, (uint64_t)st->st_dev, (uint64_t)st->st_ino, (uint64_t)st->st_size,
 			  (uint64_t)st->st_mtim.tv_sec, (uint64_t)st->st_mtim.tv_nsec };
 	uint64_t h = sl_fnv1a(SL_FNV_OFFSET, v, sizeof(v));
 	size_t i, n = sl_models_for_tool(tool, &models);
 
 	for (i = 0; i < n; i++)
-		h = sl_fnv1a(h, models[i]->name, strlen(models[i]->name) + 1);
+		h = sl_fnv1a(h, models[i]->sym.name, strlen(models[i]->sym.name) + 1);
 	return h;
 }
 
 /* 1 with *@m (NULL: no model matches; then @version gets the literal) if
  * the verdict file @name in @dirfd is ours and whole; else 0. */
-static int verdict_read(enum sl_tool tool, int dirfd, const char *name, const struct sl_model **m,
+static int verdict_read(enum sl_tool tool, int dirfd, const char *name, const struct sl_tool_model **m,
 			char *version, size_t n)
 {
-	const struct sl_model *const *models;
+	const struct sl_tool_model *const *models;
 	char buf[128], *nl;
 	struct stat st;
 	ssize_t r;
@@ -332,7 +338,7 @@ static int verdict_read(enum sl_tool tool, int dirfd, const char *name, const st
 	}
 	nm = sl_models_for_tool(tool, &models);
 	for (i = 0; i < nm; i++)
-		if (!strcmp(buf, models[i]->name)) {
+		if (!strcmp(buf, models[i]->sym.name)) {
 			*m = models[i];
 			return 1;
 		}
@@ -340,12 +346,12 @@ static int verdict_read(enum sl_tool tool, int dirfd, const char *name, const st
 }
 
 /* Keep the verdict: a temp file renamed into place. Failures are silent. */
-static void verdict_write(int dirfd, const char *name, const struct sl_model *m, const char *version)
+static void verdict_write(int dirfd, const char *name, const struct sl_tool_model *m, const char *version)
 {
 	char tmp[64], buf[128];
 	int fd, len;
 
-	len = snprintf(buf, sizeof(buf), "%s%s\n", m ? "" : "-", m ? m->name : version ? version : "");
+	len = snprintf(buf, sizeof(buf), "%s%s\n", m ? "" : "-", m ? m->sym.name : version ? version : "");
 	if (len <= 0 || (size_t)len >= sizeof(buf))
 		return;
 	snprintf(tmp, sizeof(tmp), ".tmp-%d.model", (int)getpid());
@@ -356,10 +362,11 @@ static void verdict_write(int dirfd, const char *name, const struct sl_model *m,
 		unlinkat(dirfd, tmp, 0);
 }
 
-const struct sl_model *sl_model_for_self_cached(enum sl_tool tool, const struct sl_model **any_model,
-						char *version, size_t n, int dirfd)
+const struct sl_tool_model *sl_model_for_self_cached(enum sl_tool tool,
+						     const struct sl_tool_model **any_model,
+						     char *version, size_t n, int dirfd)
 {
-	const struct sl_model *m = NULL;
+	const struct sl_tool_model *m = NULL;
 	char name[64], found[80] = "";
 	struct stat st;
 	int fd, scanned;

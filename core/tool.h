@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-struct sl_model;
+struct sl_tool_model;
 
 /* Tools symlazy knows by executable name. */
 enum sl_tool { SL_TOOL_OTHER = 0, SL_TOOL_PERF, SL_TOOL_BPFTRACE, SL_TOOL_UFTRACE,
@@ -40,13 +40,14 @@ enum sl_tool sl_tool_self(void);
  * unmapped). *@any_model (may be NULL) gets the tool's default model (to be
  * used under SYMLAZY_LAZY=on when the version is not known).
  */
-const struct sl_model *sl_model_for_image(enum sl_tool tool, const char *img, size_t len);
-const struct sl_model *sl_model_for_self(enum sl_tool tool, const struct sl_model **any_model);
+const struct sl_tool_model *sl_model_for_image(enum sl_tool tool, const char *img, size_t len);
+const struct sl_tool_model *sl_model_for_self(enum sl_tool tool, const struct sl_tool_model **any_model);
 /* ... and, when no model matches, the version literal found in the image
  * (sl_perf_version_in_image; "" if none) into @version (@n bytes; may be
  * NULL; left as it is when a model matches). */
-const struct sl_model *sl_model_for_self_version(enum sl_tool tool, const struct sl_model **any_model,
-						 char *version, size_t n);
+const struct sl_tool_model *sl_model_for_self_version(enum sl_tool tool,
+						      const struct sl_tool_model **any_model,
+						      char *version, size_t n);
 /*
  * sl_model_for_self_cached - sl_model_for_self_version() with the verdict
  * kept in the cache dir @dirfd (-1: none, then it is that function):
@@ -56,10 +57,11 @@ const struct sl_model *sl_model_for_self_version(enum sl_tool tool, const struct
  * executable on every run but the first; a damaged or foreign file is
  * rescanned and rewritten.
  */
-const struct sl_model *sl_model_for_self_cached(enum sl_tool tool, const struct sl_model **any_model,
-						char *version, size_t n, int dirfd);
+const struct sl_tool_model *sl_model_for_self_cached(enum sl_tool tool,
+						     const struct sl_tool_model **any_model,
+						     char *version, size_t n, int dirfd);
 /* sl_models_for_tool - the models of @tool, newest first (*@models); count. */
-size_t sl_models_for_tool(enum sl_tool tool, const struct sl_model *const **models);
+size_t sl_models_for_tool(enum sl_tool tool, const struct sl_tool_model *const **models);
 /* sl_model_versions - the versions the models of @tool mirror, oldest first
  * ("6.1.x, 6.12.x, 7.2.x"), into @buf (@n bytes, terminated when n > 0);
  * returns the length the whole list needs (snprintf's rule). For messages. */
@@ -74,7 +76,7 @@ int sl_model_versions(enum sl_tool tool, char *buf, size_t n);
  * running executable; another version: other.c), uftrace 0.13, else the conservative
  * core/model/other.c. @argc/@argv may be 0/NULL (then perf's default).
  */
-const struct sl_model *sl_charge_model(enum sl_tool tool, int argc, char *const argv[]);
+const struct sl_tool_model *sl_charge_model(enum sl_tool tool, int argc, char *const argv[]);
 
 /*
  * sl_cmdline_read - read a NUL-separated command line (/proc/PID/cmdline

@@ -23,7 +23,7 @@ static inline void fuzz_elf_src(const struct elf_ops *ops, Elf *elf, size_t fsiz
 		memset(lay, 0, sizeof(*lay));
 	r = elf_read_build_id(ops, elf, bid, 20);
 	symindex_src_init(src, ops, elf, lay, bid, r > 0 ? (size_t)r : 0, &id, -1, SYMIDX_DEM_UNKNOWN,
-			  &sl_model_perf61);
+			  &sl_model_perf61.sym);
 }
 
 #endif

@@ -121,7 +121,7 @@ static void pname_of(struct sim *S, const char *raw, struct pname *out)
 		*slot = *out;
 }
 
-/* perf61_choose_by_name() on summaries */
+/* sl_perf_choose_by_name() on summaries */
 static int choose_pnames(const struct pname *a, const struct pname *b)
 {
 	if (b->u > a->u)
@@ -191,7 +191,7 @@ static int sys_free(const char *raw)
  * else a longer name), so its survivor is at least as good as every
  * candidate; b has the same stored name as one of them, so it is not
  * strictly better, and a tie keeps a. 1 if that applies (only under the
- * summaries' rule: it is perf61_choose_by_name's property).
+ * summaries' rule: it is sl_perf_choose_by_name's property).
  */
 static int copy_of_candidate(struct sim *S, const struct rbs_val *A, uint64_t ib)
 {

@@ -172,7 +172,7 @@ struct sim_cand {
  * arch__choose_best_symbol); unc: perf's name cannot be mirrored. Memoized
  * by raw name (direct-mapped, in the replay's scratch): .symtab and
  * .dynsym copies of a symbol, and a survivor compared again, demangle once.
- * The summary is what perf61_choose_by_name() reads, so it stands for the
+ * The summary is what sl_perf_choose_by_name() reads, so it stands for the
  * model's names only with that choice rule (perf 6.1 and 6.12 alike); a
  * model with another rule gets its demangle() and choose_by_name() called.
  */

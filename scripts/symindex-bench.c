@@ -45,7 +45,7 @@ int main(int argc, char **argv)
 	}
 	r = elf_read_build_id(ops, elf, bid, sizeof(bid));
 	symindex_src_init(&src, ops, elf, &lay, bid, r > 0 ? (size_t)r : 0, NULL, -1, SYMIDX_DEM_NOOPTS,
-			  &sl_model_perf61);
+			  &sl_model_perf61.sym);
 	for (i = 0; i < rep; i++) {
 		t0 = now_ms();
 		if (symindex_open(&src, &idx) < 0) {

@@ -52,39 +52,11 @@ uint64_t bcc026_cost(uint64_t namelen)
 /* bcc never stretches a symbol: Module::find_addr answers with a symbol
  * holding the offset in [start, start + size), so only overlaps (nesting) and
  * the order of equal starts matter: the plan is made on libbcc's own sorted
- * vector (core/bccplan.c), SL_BR_OVERLAP for scans outside it. */
-const struct sl_model sl_model_bcc026_lazy = {
-	.name = "libbcc-0.26-lazy",
-	.tool = "libbcc",
-	.versions = "0.26.x",
-	.sym_kind = bcc026_sym_kind,
-	.sym_kind_types = bcc026_sym_kind_types,
-	.sym_cost = bcc026_lazy_cost,
-	.budget_rules = SL_BR_OVERLAP,
-	.unknown_shows = "show as [unknown] (bcc) or hex addresses",
-};
-
-const struct sl_model sl_model_bcc026 = {
-	.name = "libbcc-0.26",
-	.tool = "libbcc",
-	.versions = "0.26.x",
-	.sym_kind = bcc026_sym_kind,
-	.sym_kind_types = bcc026_sym_kind_types,
-	.sym_cost = bcc026_cost,
-	.budget_rules = SL_BR_OVERLAP,
-	.unknown_shows = "show as [unknown] (bcc) or hex addresses (bpftrace)",
-};
-
-/* BuildSyms::Module (bcc_syms.cc, build-id stack maps): the same vector with
- * names (non-lazy), but resolve_addr answers with the last start <= offset,
- * whatever its size: every symbol reaches the next one. */
-const struct sl_model sl_model_bcc026_build = {
-	.name = "libbcc-0.26-buildsyms",
-	.tool = "libbcc",
-	.versions = "0.26.x",
-	.sym_kind = bcc026_sym_kind,
-	.sym_kind_types = bcc026_sym_kind_types,
-	.sym_cost = bcc026_cost,
-	.budget_rules = SL_BR_NEXT_STRETCH | SL_BR_OVERLAP,
-	.unknown_shows = "show as [unknown]",
-};
+ * vector (core/bccplan.c), SL_BR_OVERLAP for scans outside it. BuildSyms::Module
+ * (bcc_syms.cc, build-id stack maps) keeps the same vector with names
+ * (non-lazy), but resolve_addr answers with the last start <= offset, whatever
+ * its size: every symbol reaches the next one (SL_BR_NEXT_STRETCH).
+ * SL_BCC_MODEL_* (core/models.h) hold these values for every version. */
+const struct sl_tool_model sl_model_bcc026_lazy = SL_BCC_MODEL_LAZY("0.26");
+const struct sl_tool_model sl_model_bcc026 = SL_BCC_MODEL_EAGER("0.26");
+const struct sl_tool_model sl_model_bcc026_build = SL_BCC_MODEL_BUILD("0.26");

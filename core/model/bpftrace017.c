@@ -42,14 +42,4 @@ int bpftrace017_image_matches(const char *img, size_t len)
 	return bpftrace_image_has_version(img, len, "0.17");
 }
 
-const struct sl_model sl_model_bpftrace017 = {
-	.name = "bpftrace-0.17",
-	.tool = "bpftrace",
-	.versions = "0.17.x",
-	.image_matches = bpftrace017_image_matches,
-	.sym_kind = perf61_sym_kind,        /* superseded by libbcc's rule in its scans */
-	.sym_cost = bpftrace_listing_cost,
-	.launches_workloads = 1,            /* bpftrace -c CMD */
-	.budget_rules = SL_BR_OVERLAP,
-	.unknown_shows = "show as hex addresses (0x...) or are not listed",
-};
+const struct sl_tool_model sl_model_bpftrace017 = SL_BPFTRACE_MODEL("0.17", bpftrace017_image_matches);

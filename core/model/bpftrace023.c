@@ -25,14 +25,4 @@ int bpftrace023_image_matches(const char *img, size_t len)
 	return bpftrace_image_has_version(img, len, "0.23");
 }
 
-const struct sl_model sl_model_bpftrace023 = {
-	.name = "bpftrace-0.23",
-	.tool = "bpftrace",
-	.versions = "0.23.x",
-	.image_matches = bpftrace023_image_matches,
-	.sym_kind = perf61_sym_kind,        /* superseded by libbcc's rule in its scans */
-	.sym_cost = bpftrace_listing_cost,   /* 0.17 measured: see above */
-	.launches_workloads = 1,            /* bpftrace -c CMD */
-	.budget_rules = SL_BR_OVERLAP,
-	.unknown_shows = "show as hex addresses (0x...) or are not listed",
-};
+const struct sl_tool_model sl_model_bpftrace023 = SL_BPFTRACE_MODEL("0.23", bpftrace023_image_matches);

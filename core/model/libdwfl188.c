@@ -192,11 +192,11 @@ static uint64_t dwfl188_sym_cost(uint64_t namelen)
 	return 0;
 }
 
-const struct sl_model sl_model_libdwfl188 = {
-	.name = "libdwfl-0.188",
+const struct sl_tool_model sl_model_libdwfl188 = {
+	.sym.name = "libdwfl-0.188",
 	.tool = "libdwfl",
-	.sym_kind = dwfl188_sym_kind,
-	.label_section_ok = dwfl188_label_section_ok,
-	.sym_cost = dwfl188_sym_cost,
-	.lookup = &dwfl188_rules,
+	.sym.sym_kind = dwfl188_sym_kind,
+	.sym.label_section_ok = dwfl188_label_section_ok,
+	.sym.sym_cost = dwfl188_sym_cost,
+	.sym.lookup = &dwfl188_rules,
 };

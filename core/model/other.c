@@ -20,16 +20,11 @@ static enum sl_sym_kind other_sym_kind(const GElf_Sym *s)
 	return t == STT_OBJECT ? SL_SYM_OBJECT : t == STT_NOTYPE ? SL_SYM_LABEL : SL_SYM_FUNC;
 }
 
-static uint64_t other_cost(uint64_t namelen)
-{
-	return 320 + 3 * (namelen + 1);
-}
-
-const struct sl_model sl_model_other = {
-	.name = "other",
+const struct sl_tool_model sl_model_other = {
+	.sym.name = "other",
 	.tool = "other",
-	.sym_kind = other_sym_kind,
-	.sym_cost = other_cost,
+	.sym.sym_kind = other_sym_kind,
+	.sym.sym_cost = bpftrace_listing_cost,     /* the most a known tool spends */
 	.budget_rules = SL_BR_ZERO_STRETCH | SL_BR_OVERLAP,
 	.unknown_shows = "are hidden from the tool",
 };

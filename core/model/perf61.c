@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * core/model/perf61.c - the model of Debian's perf 6.1 (6.1.187 on Debian 12):
- * recognition, invocation, keep rule, cost per symbol, demangling and the
- * duplicate choice by name. Sources: tools/perf/perf.c, builtin-script.c,
- * builtin-report.c, builtin-annotate.c (argv), util/symbol-elf.c
- * (dso__load_sym_internal, elf_sym__is_label/elf_sym__filter, demangle_sym),
- * util/symbol.c (symbol__new, choose_best_symbol) of linux v6.1.
+ * what 6.1 does that not every later version does - its global options,
+ * its version literal, libiberty's demangler, its PLT synthesis, its
+ * addr2line child, its struct annotation. What every version shares is
+ * core/model/perf_common.c (SL_PERF_MODEL_COMMON). Sources: linux v6.1
+ * tools/perf/perf.c (handle_options), util/symbol-elf.c (demangle_sym,
+ * dso__synthesize_plt_symbols), util/symbol.c (symbols__fixup_duplicate),
+ * util/srcline.c (addr2line_subprocess_init), util/annotate.h (struct
+ * annotation), util/unwind-libunwind-local.c, util/symbol.h
+ * (is_ignored_kernel_symbol), builtin-diff.c (setup_compute_opt_wdiff).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,246 +18,26 @@
 #include "core/models.h"
 #include "index/symindex.h"
 
-/*
- * perf's global options before the subcommand (tools/perf/perf.c
- * handle_options, v6.1): returns the index of the subcommand in @argv, or
- * -1 when perf will not run one (--help/--version/-h/-v/-vv, or an option
- * that prints and exits: --exec-path without '=', --html-path, --list-cmds,
- * --list-opts, or an option missing its argument). --debug VAR[=N][,...]
- * may set verbose (util/debug.c perf_debug_option: "verbose" alone is 1),
- * which changes demangling like -v; --buildid-dir DIR sets the build-id
- * cache directory (util/config.c set_buildid_dir). The options that take the
- * next word besides these two (--debugfs-dir in 6.1; 6.12 adds --debug-file)
- * come from @rules.
- */
-static int takes_arg(const struct sl_argv_rules *rules, const char *a)
-{
-	const char *const *g;
-
-	for (g = rules->global_with_arg; g && *g; g++)
-		if (!strcmp(a, *g))
-			return 1;
-	return 0;
-}
-
-static int global_options(const struct sl_argv_rules *rules, int argc, char *const argv[],
-			  int *verbose, const char **buildid_dir)
-{
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (a[0] != '-')
-			return i;
-		if (!strcmp(a, "--help") || !strcmp(a, "--version") || !strcmp(a, "-h") ||
-		    !strcmp(a, "-v") || !strcmp(a, "-vv"))
-			return -1;
-		if (!strncmp(a, "--exec-path", 11)) {
-			if (a[11] != '=')
-				return -1;
-		} else if (!strcmp(a, "--html-path") || !strcmp(a, "--list-cmds") ||
-			   !strcmp(a, "--list-opts")) {
-			return -1;
-		} else if (!strcmp(a, "-p") || !strcmp(a, "--paginate") || !strcmp(a, "--no-pager")) {
-			continue;
-		} else if (!strcmp(a, "--buildid-dir") || takes_arg(rules, a)) {
-			if (i + 1 >= argc)
-				return -1;
-			if (!strcmp(a, "--buildid-dir"))
-				*buildid_dir = argv[i + 1];
-			i++;
-		} else if (!strncmp(a, "--debugfs-dir=", 14)) {
-			continue;
-		} else if (!strcmp(a, "--debug")) {
-			const char *v;
-
-			if (i + 1 >= argc)
-				return -1;
-			i++;
-			for (v = argv[i]; v && *v; v = strchr(v, ',') ? strchr(v, ',') + 1 : NULL) {
-				if (!strncmp(v, "verbose", 7) && (v[7] == '\0' || v[7] == ',' || v[7] == '='))
-					*verbose = v[7] == '=' ? atoi(v + 8) : 1;
-			}
-		} else {
-			return -1;          /* "Unknown option": perf prints usage */
-		}
-	}
-	return -1;
-}
-
 static const char *const perf61_global_with_arg[] = { "--debugfs-dir", NULL };
 
 const struct sl_argv_rules perf61_argv_rules = {
 	.global_with_arg = perf61_global_with_arg,
 	.verbose_demangles = 1,     /* DMGL_PARAMS|DMGL_ANSI under -v */
-	.data_type_options = 0,
+	.data_type_options = 0,     /* data-type profiling arrived in 6.8 */
+	.sub_with_arg = NULL,       /* script/report/annotate: the options lazy mode parses */
+	.code_with_type = 0,        /* 7.x */
+	.symfs_layout = 0,          /* 7.x */
+	.convert_time = 0,          /* 7.x */
+	.wdiff_argv_intact = 0,     /* builtin-diff.c setup_compute_opt_wdiff(char *) writes
+				     * a NUL over the ',' */
 };
-
-/* Is @list (a --sort/--fields value) naming a data-type sort key
- * (util/sort.c v6.8+: "type", "typeoff", "typecln")? */
-int sl_perf_names_data_type_key(const char *list)
-{
-	const char *p = list;
-
-	while (p && *p) {
-		size_t n = strcspn(p, ",");
-
-		if ((n == 4 && !strncmp(p, "type", 4)) || (n == 7 && !strncmp(p, "typeoff", 7)) ||
-		    (n == 7 && !strncmp(p, "typecln", 7)))
-			return 1;
-		p += n;
-		if (*p)
-			p++;
-	}
-	return 0;
-}
 
 int perf61_subcommand(int argc, char *const argv[])
 {
 	int verbose = 0;
 	const char *bdir = NULL;
 
-	return global_options(&perf61_argv_rules, argc, argv, &verbose, &bdir);
-}
-
-/* Is @a one of @list (NULL-ended), alone (then it takes the next word) or
- * as "name=value" (*@with_value set)? */
-static int names_option(const char *const *list, const char *a, int *with_value)
-{
-	for (; list && *list; list++) {
-		size_t n = strlen(*list);
-
-		if (!strncmp(a, *list, n) && (a[n] == '\0' || a[n] == '=')) {
-			*with_value = a[n] == '=';
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/* annotate --code-with-type (7.x), or an abbreviation parse-options
- * accepts: "--co" already names it alone among annotate's options
- * (--cpu is "--cp"); "--no-" turns it off. 1 on, -1 off, 0 neither. */
-static int code_with_type_opt(const char *a)
-{
-	size_t n = strlen(a);
-
-	if (n >= 4 && n <= 16 && !strncmp(a, "--code-with-type", n))
-		return 1;
-	if (n >= 7 && n <= 19 && !strncmp(a, "--no-code-with-type", n))
-		return -1;
-	return 0;
-}
-
-int sl_perf_parse_argv(const struct sl_argv_rules *rules, int argc, char *const argv[],
-		       struct sl_invocation *out)
-{
-	int i, sub, verbose = 0, no_demangle = 0, code_type = 0, with_value = 0;
-	const char *name;
-
-	memset(out, 0, sizeof(*out));
-	out->demangle = SYMIDX_DEM_NOOPTS;
-	sub = global_options(rules, argc, argv, &verbose, &out->buildid_dir);
-	name = sub < 0 ? NULL : argv[sub];
-	if (name && (!strcmp(name, "diff") || !strcmp(name, "data")))     /* issue 19 */
-		return sl_perf_parse_subcmd(rules, argc, argv, sub, verbose, out);
-	if (!name || (strcmp(name, "script") && strcmp(name, "report") && strcmp(name, "annotate"))) {
-		sl_why_set(&out->why, SL_R_NOT_SUBCMD, NULL);
-		return 0;
-	}
-	out->annotate = !strcmp(name, "annotate");
-	out->report = !strcmp(name, "report");
-	for (i = sub + 1; i < argc; i++) {
-		const char *a = argv[i], *eq = strchr(a, '=');
-		size_t ln = eq ? (size_t)(eq - a) : strlen(a);
-
-		if (!strcmp(a, "-i")) {
-			if (i + 1 < argc)
-				out->input = argv[++i];
-		} else if (!strncmp(a, "--", 2) && ln >= 5 && !strncmp("--input", a, ln)) {
-			/* --input, or an abbreviation perf accepts ("--inp") */
-			if (eq)
-				out->input = eq + 1;
-			else if (i + 1 < argc)
-				out->input = argv[++i];
-		} else if (!strncmp(a, "-i", 2) && a[2]) {
-			out->input = a + 2;
-		} else if (a[0] == '-' && a[1] && a[1] != '-' && a[2] && strchr(a + 1, 'i') &&
-			   strspn(a + 1, "v") != strlen(a + 1)) {
-			sl_why_set(&out->why, SL_R_GROUPED_OPT, "%s", a);
-			out->input = NULL;
-			return 0;
-		} else if (!strncmp(a, "--symfs=", 8)) {
-			out->symfs = a + 8;
-		} else if (!strcmp(a, "--symfs")) {
-			if (i + 1 < argc)
-				out->symfs = argv[++i];
-		} else if (names_option(rules->sub_with_arg, a, &with_value)) {
-			if (!with_value)
-				i++;        /* its argument is no option of ours */
-		} else if (rules->code_with_type && out->annotate && code_with_type_opt(a)) {
-			code_type = code_with_type_opt(a);
-		} else if (!strncmp(a, "--kallsyms=", 11)) {    /* issue 11 */
-			out->kallsyms = a + 11;
-		} else if (!strcmp(a, "--kallsyms")) {
-			if (i + 1 < argc)
-				out->kallsyms = argv[++i];
-		} else if (!strcmp(a, "--stdio")) {
-			out->flags |= SL_INV_STDIO;
-		} else if (!strcmp(a, "--tui") || !strcmp(a, "--gtk") || !strcmp(a, "--stdio2")) {
-			out->flags |= SL_INV_NOT_STDIO;
-		} else if (!strcmp(a, "--no-demangle")) {
-			no_demangle = 1;
-		} else if (!strcmp(a, "--demangle")) {
-			no_demangle = 0;
-		} else if (!strcmp(a, "--verbose")) {
-			verbose++;
-		} else if (a[0] == '-' && a[1] == 'v' && strspn(a + 1, "v") == strlen(a + 1)) {
-			verbose += (int)strlen(a + 1);  /* OPT_INCR('v', "verbose") */
-		} else if (rules->data_type_options && out->annotate &&
-			   (!strcmp(a, "--type-stat") || !strcmp(a, "--insn-stat") ||
-			    !strncmp(a, "--data-type", 11))) {
-			out->flags |= SL_INV_DATA_TYPE;
-		} else if (rules->data_type_options && out->report &&
-			   (!strcmp(a, "-s") || !strcmp(a, "--sort") || !strcmp(a, "-F") ||
-			    !strcmp(a, "--fields")) && i + 1 < argc) {
-			if (sl_perf_names_data_type_key(argv[++i]))
-				out->flags |= SL_INV_DATA_TYPE;
-		} else if (rules->data_type_options && out->report &&
-			   (!strncmp(a, "--sort=", 7) || !strncmp(a, "--fields=", 9) ||
-			    (a[0] == '-' && (a[1] == 's' || a[1] == 'F') && a[2]))) {
-			if (sl_perf_names_data_type_key(a[1] == '-' ? strchr(a, '=') + 1 : a + 2))
-				out->flags |= SL_INV_DATA_TYPE;
-		} else if (!strcmp(a, "--")) {
-			break;
-		}
-	}
-	if (code_type > 0)
-		out->flags |= SL_INV_DATA_TYPE;
-	/* 7.x symbol__config_symfs: "DIR,flat" joins DIR and the basename of
-	 * each path, "DIR,hierarchy" is DIR; neither is what symlazy opens */
-	if (rules->symfs_layout && out->symfs && strchr(out->symfs, ',')) {
-		sl_why_set(&out->why, SL_R_SYMFS_LAYOUT, "%s", out->symfs);
-		out->input = NULL;
-		return 0;
-	}
-	/* symbol-elf.c demangle_sym: verbose > 0 -> DMGL_PARAMS | DMGL_ANSI */
-	if (!rules->verbose_demangles)
-		verbose = 0;
-	out->demangle = no_demangle ? SYMIDX_DEM_NONE : verbose > 0 ? SYMIDX_DEM_VERBOSE : SYMIDX_DEM_NOOPTS;
-	if (!out->input) {
-		out->input = "perf.data";
-		out->default_input = 1;
-	}
-	if (!strcmp(out->input, "-")) {
-		sl_why_set(&out->why, SL_R_PIPE_INPUT, NULL);
-		out->input = NULL;
-		return 0;
-	}
-	out->inputs[0] = out->input;
-	out->nr_inputs = 1;
-	return 1;
+	return sl_perf_global_options(&perf61_argv_rules, argc, argv, &verbose, &bdir);
 }
 
 int perf61_parse_argv(int argc, char *const argv[], struct sl_invocation *out)
@@ -261,126 +45,9 @@ int perf61_parse_argv(int argc, char *const argv[], struct sl_invocation *out)
 	return sl_perf_parse_argv(&perf61_argv_rules, argc, argv, out);
 }
 
-/* The version perf prints ("6.1.187") is a NUL-terminated literal in its
- * image (tools/perf/util/version.c PERF_VERSION, .rodata). */
-int sl_perf_image_has_version(const char *img, size_t len, const char *prefix)
-{
-	size_t n = strlen(prefix + 1) + 1;      /* prefix starts with its NUL */
-	const char *p = img, *end = img + len;
-
-	while (p < end && (p = memmem(p, (size_t)(end - p), prefix, n)) != NULL) {
-		const char *q = p + n;
-
-		while (q < end && *q >= '0' && *q <= '9')
-			q++;
-		if (q > p + n && q < end && *q == '\0')
-			return 1;
-		p++;
-	}
-	return 0;
-}
-
 int perf61_image_matches(const char *img, size_t len)
 {
 	return sl_perf_image_has_version(img, len, "\0" "6.1.");
-}
-
-int sl_perf_version_in_image(const char *img, size_t len, char *buf, size_t n)
-{
-	const char *p = img, *end = img + len;
-
-	if (n)
-		buf[0] = '\0';
-	while (p < end && (p = memchr(p, '\0', (size_t)(end - p))) != NULL) {
-		const char *q = p + 1, *d;
-		int dots = 0;
-
-		p++;
-		if (q >= end || *q < '3' || *q > '9' || q + 1 >= end || q[1] != '.')
-			continue;
-		for (d = q + 1; d < end && dots < 2 && *d == '.' && d + 1 < end && d[1] >= '0' && d[1] <= '9';) {
-			dots++;
-			d++;
-			while (d < end && *d >= '0' && *d <= '9')
-				d++;
-		}
-		if (dots < 2)
-			continue;
-		while (d < end && d - q < 64 && *d && (strchr("+-.~_", *d) || (*d >= '0' && *d <= '9') ||
-						       (*d >= 'a' && *d <= 'z') || (*d >= 'A' && *d <= 'Z')))
-			d++;
-		if (d < end && *d == '\0') {
-			snprintf(buf, n, "%.*s", (int)(d - q), q);
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/* perf report and perf annotate annotate interactively (TUI) unless --stdio
- * is given or stdout is not a terminal (ui/setup.c setup_browser: use_browser
- * = 0 when !isatty(1), unless --gtk); builtin-annotate.c then prints with
- * hist_entry__tty_annotate, the --stdio output. --stdio2, --tui and --gtk
- * (their views name call targets from the whole symbol table, annotate.c
- * call__parse) stay eager. perf script has no annotation. */
-int perf61_text_output(struct sl_invocation *a, int out_is_tty)
-{
-	if (!a->annotate && !a->report)
-		return 1;
-	if (a->flags & SL_INV_DATA_TYPE) {
-		sl_why_set(&a->why, SL_R_DATA_TYPE, NULL);
-		return 0;
-	}
-	if (a->flags & SL_INV_NOT_STDIO) {
-		sl_why_set(&a->why, SL_R_INTERACTIVE, NULL);
-		return 0;
-	}
-	if (!(a->flags & SL_INV_STDIO) && out_is_tty) {
-		sl_why_set(&a->why, a->annotate ? SL_R_ANNOTATE_TUI : SL_R_REPORT_TUI, NULL);
-		return 0;
-	}
-	return 1;
-}
-
-/* elf_sym__is_label() / elf_sym__filter() (is_function || is_object) of
- * symbol-elf.c; SHN_ABS symbols are skipped by the main loop too. */
-enum sl_sym_kind perf61_sym_kind(const GElf_Sym *s)
-{
-	int t = GELF_ST_TYPE(s->st_info), vis = GELF_ST_VISIBILITY(s->st_other);
-
-	if (!s->st_name || s->st_shndx == SHN_UNDEF || s->st_shndx == SHN_ABS)
-		return SL_SYM_SKIP;
-	if (t == STT_FUNC || t == STT_GNU_IFUNC)
-		return SL_SYM_FUNC;
-	if (t == STT_OBJECT)
-		return SL_SYM_OBJECT;
-	if (t == STT_NOTYPE && vis != STV_HIDDEN && vis != STV_INTERNAL)
-		return SL_SYM_LABEL;
-	return SL_SYM_SKIP;
-}
-
-/* Labels are kept only in sections whose name holds "text" or "data"
- * (dso__load_sym_internal: the is_label && !elf_sec__filter check). */
-int perf61_label_section_ok(const char *name)
-{
-	return name && (strstr(name, "text") || strstr(name, "data"));
-}
-
-/*
- * Heap bytes perf 6.1 spends per kept symbol: symbol__new() (symbol.c) does
- * calloc(1, priv_size + sizeof(struct symbol) + strlen(name) + 1) with
- * sizeof(struct symbol) == 48 on x86-64 (rb_node, start, end, namelen, flags)
- * and priv_size 0 for script/report; glibc adds an 8-byte chunk header and
- * rounds to 16 bytes (+7.5 on average): 48 + 8 + 7.5 ~= 64 for names perf
- * stores as they are (C). Measured on perf 6.1.187 with the generated fixture
- * (251,127 kept symbols, raw names 31.1 MB): peak RssAnon eager minus the
- * floor = 41.3 MB, i.e. 41 bytes per symbol beyond the raw name, because
- * perf keeps demangled names and frees the .dynsym twins it deduplicates.
- * Charging 64 + raw name length + 1 never undercounts, so the cap holds.
- */
-uint64_t perf61_sym_cost(uint64_t namelen)
-{
-	return 64u + namelen + 1;
 }
 
 /*
@@ -414,79 +81,43 @@ static char *iberty_demangle(const char *raw, int opts)
 char *perf61_demangle(const char *raw, int mode, int *uncertain)
 {
 	char *d;
-	size_t n;
 
-	if (mode == SYMIDX_DEM_NONE)
+	if (!sl_perf_demangles(mode, uncertain))
 		return NULL;
-	if (mode == SYMIDX_DEM_UNKNOWN) {
-		*uncertain = 1;
-		return NULL;
-	}
 	d = iberty_demangle(raw, mode == SYMIDX_DEM_VERBOSE ? DMGL_PARAMS | DMGL_ANSI : DMGL_NO_OPTS);
 	if (!d) {
-		if (!strncmp(raw, "caml", 4) || strchr(raw, ')'))
+		if (sl_perf_maybe_ocaml_java(raw))
 			*uncertain = 1;     /* ocaml_demangle_sym / java_demangle_sym */
 		return NULL;
 	}
-	n = strlen(d);
-	if (n > 19 && !strncmp(d + n - 19, "::h", 3) && strspn(d + n - 16, "0123456789abcdef") == 16)
+	if (sl_perf_rust_hash_tail(d))
 		*uncertain = 1;             /* rust_is_mangled(): rust_demangle_sym */
 	return d;
 }
 
-static int underscores(const char *n)
-{
-	int c = 0;
-
-	while (n[c] == '_')
-		c++;
-	return c;
-}
-
-/* The name rules of choose_best_symbol() (symbol.c): fewer leading
- * underscores, then the longer name, then not "SyS"/"compat_SyS". */
-int perf61_choose_by_name(const char *na, const char *nb)
-{
-	int ua = underscores(na), ub = underscores(nb);
-	size_t sa, sb;
-
-	if (ub > ua)
-		return 0;
-	if (ua > ub)
-		return 1;
-	sa = strlen(na);
-	sb = strlen(nb);
-	if (sa > sb)
-		return 0;
-	if (sa < sb)
-		return 1;
-	if ((sa >= 3 && !strncmp(na, "SyS", 3)) || (sa >= 10 && !strncmp(na, "compat_SyS", 10)))
-		return 1;
-	return 0;
-}
-
-const struct sl_model sl_model_perf61 = {
-	.name = "perf-6.1",
-	.tool = "perf",
+const struct sl_tool_model sl_model_perf61 = {
+	SL_PERF_MODEL_COMMON,
+	.sym.name = "perf-6.1",
+	.versions = "6.1.x",
 	.image_matches = perf61_image_matches,
 	.parse_argv = perf61_parse_argv,
-	.text_output = perf61_text_output,
-	.sym_kind = perf61_sym_kind,
-	.label_section_ok = perf61_label_section_ok,
-	.sym_cost = perf61_sym_cost,
-	.demangle = perf61_demangle,
-	.choose_by_name = perf61_choose_by_name,
-	.choose_by_summary = 1,
-	.launches_workloads = 1,
-	.versions = "6.1.x",
-	.demangler = SL_DEMANGLER_LIBIBERTY,
 	.argv_rules = &perf61_argv_rules,
-	.a2l_child = SL_A2L_ARGV_61,
-	.annotation_priv = 128,     /* v6.1 annotate.h struct annotation: a pthread mutex,
-					 * counters, widths and pointers (x86-64) */
-	.fixup = { .last_page = 4096, .dup_marks_ifunc_alias = 0, .abort_annotate_full = 1 },
-	.plt = SL_PLT_V61,
-	.lookup_space = SL_LOOKUP_FILE_OFFSET,
-	.budget_rules = SL_BR_ZERO_STRETCH | SL_BR_OVERLAP,
-	.unknown_shows = "show as [unknown]",
+	.text_output = sl_perf_text_output,
+	/* util/symbol-elf.c demangle_sym: libiberty's cplus_demangle */
+	.sym.demangler = SL_DEMANGLER_LIBIBERTY,
+	.sym.demangle = perf61_demangle,
+	.sym.name_cost = NULL,              /* sym_cost of the raw name: measured on 6.1
+					     * to cover its stored names (sl_perf_sym_cost) */
+	.sym.demangler_ready = NULL,        /* linked into perf: always there */
+	.sym.demangler_name = NULL,
+	/* util/symbol.c symbols__fixup_duplicate, choose_best_symbol */
+	.sym.fixup.dup_marks_ifunc_alias = 0,
+	.sym.fixup.notype_loses = 0,
+	.sym.plt = SL_PLT_V61,              /* util/symbol-elf.c dso__synthesize_plt_symbols */
+	.unwinder = SL_UNWIND_LIBUNWIND,    /* util/unwind-libunwind-local.c */
+	.kallsyms_rules = 0,                /* util/symbol.h is_ignored_kernel_symbol: "$*" only */
+	.reads_gnu_debugdata = 0,           /* no .gnu_debugdata pass before 7.x */
+	.annotation_priv = 128,             /* util/annotate.h struct annotation: a pthread
+					     * mutex, counters, widths and pointers (x86-64) */
+	.a2l_child = SL_A2L_ARGV_61,        /* util/srcline.c addr2line_subprocess_init */
 };

@@ -29,10 +29,11 @@
  *   exact for C++; the OCaml/Java/Rust post-processing is not mirrored and
  *   marks the name uncertain, as for 6.1); else no name-dependent choice is
  *   trusted: a DSO whose replay needs one falls back to eager with reason
- *   "demangler" (model.h demangler_ready, reason.h).
+ *   "demangler" (index/model.h demangler_ready, util/reason.h).
  *   Cost: perf stores the demangled name (symbol__new copies it), which with
  *   parameters is often longer than the raw one, so the budget charges 64 +
- *   strlen(demangled) + 1 (name_cost), not 6.1's 64 + strlen(raw) + 1.
+ *   strlen(demangled) + 1 (name_cost: sl_perf_name_cost), not 6.1's
+ *   64 + strlen(raw) + 1.
  *
  * PLT synthesis (util/symbol-elf.c dso__synthesize_plt_symbols), rewritten
  * in v6.2 (Adrian Hunter); still run on runtime_ss only when the load kept a
@@ -106,6 +107,15 @@
  *     --no-demangle, TUI when stdout is a terminal, --buildid-dir, --debug
  *     verbose) as in 6.1.
  *
+ * Process (util/srcline.c, util/annotate.h, Debian's build):
+ *   - the addr2line child gets "-a" and runs only for a DSO with
+ *     .debug_line, its argv[0] is --addr2line PATH when given, reads time
+ *     out after 1 s (addr2line_subprocess_init: SL_A2L_ARGV_612);
+ *   - struct annotation is down to two pointers (src, branch): perf diff's
+ *     priv_size per symbol is 16 bytes (6.1: 128);
+ *   - DWARF callchains are still unwound with libunwind, kallsyms filtered
+ *     as in 6.1, no .gnu_debugdata pass.
+ *
  * Recognition: the NUL-terminated version literal "6.12.<digits>" that perf
  * version prints (util/PERF-VERSION-GEN -> PERF_VERSION), nothing more:
  * vendor strings with a release suffix ("6.12.0-55.el10.x86_64", whose tree
@@ -124,9 +134,14 @@
 static const char *const perf612_global_with_arg[] = { "--debugfs-dir", "--debug-file", NULL };
 
 static const struct sl_argv_rules perf612_argv_rules = {
-	.global_with_arg = perf612_global_with_arg,
+	.global_with_arg = perf612_global_with_arg,     /* perf.c: --debug-file added */
 	.verbose_demangles = 1,     /* passed to cxx_demangle_sym; __cxa_demangle ignores it */
-	.data_type_options = 1,
+	.data_type_options = 1,     /* builtin-annotate.c, util/sort.c (6.8) */
+	.sub_with_arg = NULL,       /* no new script/report/annotate option with an argument */
+	.code_with_type = 0,        /* 7.x */
+	.symfs_layout = 0,          /* 7.x */
+	.convert_time = 0,          /* 7.x */
+	.wdiff_argv_intact = 0,     /* builtin-diff.c setup_compute_opt_wdiff(char *) as 6.1 */
 };
 
 int perf612_parse_argv(int argc, char *const argv[], struct sl_invocation *inv)
@@ -146,7 +161,7 @@ int perf612_parse_argv(int argc, char *const argv[], struct sl_invocation *inv)
  * takes the reference (map__get), 6.1 never puts it. */
 int perf612_text_output(struct sl_invocation *inv, int out_is_tty)
 {
-	if (!perf61_text_output(inv, out_is_tty))
+	if (!sl_perf_text_output(inv, out_is_tty))
 		return 0;
 	if (inv->annotate) {
 		sl_why_set(&inv->why, SL_R_ANNOTATE_612, NULL);
@@ -275,14 +290,6 @@ const char *perf612_demangler_name(void)
 	return d->what ? d->what : "none";
 }
 
-/* ends in "::h" + 16 hex digits: the Rust legacy hash (demangle-rust.c) */
-static int rust_hash_tail(const char *d)
-{
-	size_t n = strlen(d);
-
-	return n > 19 && !strncmp(d + n - 19, "::h", 3) && strspn(d + n - 16, "0123456789abcdef") == 16;
-}
-
 /*
  * The name perf 6.12 stores for @raw (symbol-elf.c demangle_sym): NULL when
  * perf keeps the raw name, else a malloc'ed name; *@uncertain set when the
@@ -293,12 +300,8 @@ char *perf612_demangle(const char *raw, int mode, int *uncertain)
 	const struct perf612_demangler *d;
 	char *out;
 
-	if (mode == SYMIDX_DEM_NONE)
+	if (!sl_perf_demangles(mode, uncertain))
 		return NULL;
-	if (mode == SYMIDX_DEM_UNKNOWN) {
-		*uncertain = 1;
-		return NULL;
-	}
 	d = perf612_demangler_get();
 	if (d->cxx) {
 		bool v = mode == SYMIDX_DEM_VERBOSE;
@@ -319,11 +322,11 @@ char *perf612_demangle(const char *raw, int mode, int *uncertain)
 
 		out = d->cxa(raw, NULL, NULL, &status);
 		if (!out) {
-			if (!strncmp(raw, "caml", 4) || strchr(raw, ')'))
+			if (sl_perf_maybe_ocaml_java(raw))
 				*uncertain = 1;     /* ocaml_demangle_sym / java_demangle_sym */
 			return NULL;
 		}
-		if (rust_hash_tail(out))
+		if (sl_perf_rust_hash_tail(out))
 			*uncertain = 1;             /* rust_is_mangled(): rust_demangle_sym */
 		return out;
 	}
@@ -331,54 +334,28 @@ char *perf612_demangle(const char *raw, int mode, int *uncertain)
 	return NULL;
 }
 
-/*
- * symbol__new() allocates 48 + strlen(stored name) + 1 bytes (symbol.c,
- * struct symbol unchanged in size); the stored name is the demangled one,
- * often longer than the raw name with __cxa_demangle's parameters. 64 covers
- * the struct, the malloc header and rounding as for 6.1 (perf61_sym_cost);
- * the name charged is the longer of the two, so the budget stays an upper
- * bound. Demangles once more per charged symbol (perf does it too).
- */
-uint64_t perf612_name_cost(const char *name, uint64_t namelen, int dem_mode)
-{
-	uint64_t len = namelen;
-	int unc = 0;
-	char *d;
-
-	if (dem_mode != SYMIDX_DEM_NONE && name && name[0] && (d = perf612_demangle(name, dem_mode, &unc))) {
-		size_t dl = strlen(d);
-
-		if (dl > len)
-			len = dl;
-		free(d);
-	}
-	return perf61_sym_cost(len);
-}
-
-const struct sl_model sl_model_perf612 = {
-	.name = "perf-6.12",
-	.tool = "perf",
+const struct sl_tool_model sl_model_perf612 = {
+	SL_PERF_MODEL_COMMON,
+	.sym.name = "perf-6.12",
+	.versions = "6.12.x",
 	.image_matches = perf612_image_matches,
 	.parse_argv = perf612_parse_argv,
-	.text_output = perf612_text_output,
-	.sym_kind = perf61_sym_kind,                    /* unchanged */
-	.label_section_ok = perf61_label_section_ok,    /* unchanged */
-	.sym_cost = perf61_sym_cost,
-	.demangle = perf612_demangle,
-	.choose_by_name = perf61_choose_by_name,        /* unchanged */
-	.choose_by_summary = 1,
-	.launches_workloads = 1,
-	.versions = "6.12.x",
-	.demangler = SL_DEMANGLER_PERF_CXX,
 	.argv_rules = &perf612_argv_rules,
-	.a2l_child = SL_A2L_ARGV_612,
-	.annotation_priv = 16,     /* annotate.h struct annotation: src, branch */
-	.fixup = { .last_page = 4096, .dup_marks_ifunc_alias = 1, .abort_annotate_full = 1 },
-	.plt = SL_PLT_V62,
-	.lookup_space = SL_LOOKUP_FILE_OFFSET,
-	.name_cost = perf612_name_cost,
-	.demangler_ready = perf612_demangler_ready,
-	.demangler_name = perf612_demangler_name,
-	.budget_rules = SL_BR_ZERO_STRETCH | SL_BR_OVERLAP,   /* unchanged */
-	.unknown_shows = "show as [unknown]",
+	.text_output = perf612_text_output,             /* util/disasm.c, util/maps.c */
+	/* util/symbol-elf.c demangle_sym, util/demangle-cxx.cpp */
+	.sym.demangler = SL_DEMANGLER_PERF_CXX,
+	.sym.demangle = perf612_demangle,
+	.sym.name_cost = sl_perf_name_cost,             /* stored names with parameters */
+	.sym.demangler_ready = perf612_demangler_ready,
+	.sym.demangler_name = perf612_demangler_name,
+	/* util/symbol.c symbols__fixup_duplicate (6.2), choose_best_symbol */
+	.sym.fixup.dup_marks_ifunc_alias = 1,
+	.sym.fixup.notype_loses = 0,                    /* 7.x */
+	.sym.plt = SL_PLT_V62,                          /* util/symbol-elf.c, rewritten in 6.2 */
+	.unwinder = SL_UNWIND_LIBUNWIND,                /* Debian builds 6.12 with libunwind */
+	.kallsyms_rules = 0,                            /* util/symbol.c: "$*" only, as 6.1 */
+	.reads_gnu_debugdata = 0,                       /* arrived after 6.12 */
+	.annotation_priv = 16,                          /* util/annotate.h struct annotation:
+							 * src, branch */
+	.a2l_child = SL_A2L_ARGV_612,                   /* util/srcline.c */
 };

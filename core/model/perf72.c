@@ -4,32 +4,24 @@
  * 7.2.x; tests/integration/perf72.sh runs it in a sid root).
  *
  * Read against perf 6.12 (core/model/perf612.c) in tools/perf of both trees
- * (notes: the perf 7.2 research notes of issue 19). What changed for the
- * symbols perf answers with, the names it stores and what it was asked:
+ * (Debian's linux-source-7.2 7.2.13; doc/perf.md "perf 7.2" has the table).
+ * What changed for the symbols perf answers with, the names it stores and
+ * what it was asked:
  *
  * Demangling (util/symbol.c dso__demangle_sym, which replaced symbol-elf.c
  *   demangle_sym for ELF, PLT, .plt.got and inline names): Rust first, on
- *   the raw name, with rustc-demangle's rules (util/demangle-rust-v0.c):
- *   a ".llvm.<[0-9A-F@]*>" tail is cut; legacy names "_ZN"/"ZN"/"__ZN" +
- *   (<decimal length><bytes>)* + "E" + a suffix that is empty or starts with
- *   '.' and is all 0x21..0x7e print as the elements joined by "::", a last
- *   element "h" + hex digits dropped, "_$" at an element's start cut to "$",
- *   ".." as "::", the $SP$ $BP$ $RF$ $LT$ $GT$ $LP$ $RP$ $C$ $u<hex>$ escapes
- *   decoded, then the suffix; v0 names "_R"/"R"/"__R" + a path print in the
- *   alternate form. Only if the name is not Rust: cxx_demangle_sym (Debian:
- *   __cxa_demangle, flags ignored), then OCaml, then Java. 6.12's Rust
- *   post-processing of the C++ result is gone. So a C++ variable
- *   "_ZN12_GLOBAL__N_13fooE" is stored as "_GLOBAL__N_1::foo" and
- *   "_ZN3foo4hdefE" as "foo". The model ports the legacy rules and the v0
- *   paths made of crate roots, nested names and back-references with ASCII
- *   identifiers (written here from the rules, not copied); a v0 name that
- *   reaches generic arguments, impl paths, types or punycode is uncertain,
- *   as are OCaml and Java names (not mirrored, as for 6.12). C++ goes through
- *   perf612's plumbing: Debian's 7.2 exports no demangler, so libstdc++'s
- *   __cxa_demangle when perf links it and neither libLLVM nor libbfd is
- *   loaded, else the "demangler" reason.
+ *   the raw name, with rustc-demangle's rules (util/demangle-rust-v0.c;
+ *   mirrored in core/model/perf_demangle_rust.c). Only if the name is not
+ *   Rust: cxx_demangle_sym (Debian: __cxa_demangle, flags ignored), then
+ *   OCaml, then Java. 6.12's Rust post-processing of the C++ result is gone.
+ *   So a C++ variable "_ZN12_GLOBAL__N_13fooE" is stored as
+ *   "_GLOBAL__N_1::foo" and "_ZN3foo4hdefE" as "foo". A v0 name the Rust
+ *   step cannot print is uncertain, as are OCaml and Java names (not
+ *   mirrored, as for 6.12). C++ goes through perf612's plumbing: Debian's
+ *   7.2 exports no demangler, so libstdc++'s __cxa_demangle when perf links
+ *   it and neither libLLVM nor libbfd is loaded, else the "demangler" reason.
  *   Cost: symbol__new as 6.12 (struct symbol 48 bytes): 64 + the longer of
- *   the raw and the stored name + 1.
+ *   the raw and the stored name + 1 (sl_perf_name_cost).
  *
  * choose_best_symbol: after the zero-length rule, an STT_NOTYPE symbol loses
  *   to one of another type, before weak/global/name (fixup.notype_loses;
@@ -42,10 +34,15 @@
  *   mirror: eager, reason symfs_layout). Global options as 6.12.
  *
  * Set as data for the session and the readers: DWARF callchains unwound
- *   with libdw (SL_UNWIND_LIBDW: Debian builds 7.2 without libunwind), the
- *   kallsyms filter also drops ".L*" and "L0*" names
- *   (SL_KS_DROP_LOCAL_LABELS), user DSOs' .gnu_debugdata symbols are read
- *   (reads_gnu_debugdata).
+ *   with libdw (util/unwind-libdw.c, SL_UNWIND_LIBDW: Debian builds 7.2
+ *   without libunwind), the kallsyms filter also drops ".L*" and "L0*" names
+ *   (util/symbol.h is_ignored_kernel_symbol, SL_KS_DROP_LOCAL_LABELS), user
+ *   DSOs' .gnu_debugdata symbols are read (util/symbol-elf.c
+ *   read_gnu_debugdata: reads_gnu_debugdata), inline frames and source lines
+ *   come from libdw in-process (util/libdw.c libdw__addr2line), not from a
+ *   forked addr2line: no child to serve (SL_A2L_NONE; core/dwarfsec.c serves
+ *   libdw's reads instead); perf annotate takes its map reference again
+ *   (util/disasm.c map__get), so 6.12's annotate exclusion is gone.
  *
  * Unchanged (diffed against 6.12), so 6.12's functions are reused: the keep
  *   rule and label sections of dso__load_sym_internal for x86-64 user DSOs,
@@ -53,7 +50,8 @@
  *   roundup(start, 4096) + 4096), symbols__fixup_duplicate with the
  *   ifunc_alias mark, the abort on a bad st_shndx, PLT synthesis (V62; names
  *   through the new demangler), map_ip file offsets, perf maps, annotate's
- *   accounting and text outputs, the budget rules.
+ *   accounting and text outputs, struct annotation (16 bytes), the budget
+ *   rules.
  *
  * Recognition: the NUL-terminated literal "7.2.<digits>" (PERF_VERSION).
  */
@@ -69,12 +67,12 @@ static const char *const perf72_sub_with_arg[] = { "--unwind-style", "--addr2lin
 						   NULL };
 
 static const struct sl_argv_rules perf72_argv_rules = {
-	.global_with_arg = perf72_global_with_arg,
+	.global_with_arg = perf72_global_with_arg,      /* perf.c: as 6.12 */
 	.verbose_demangles = 1,     /* passed to cxx_demangle_sym; __cxa_demangle ignores it */
-	.data_type_options = 1,
-	.sub_with_arg = perf72_sub_with_arg,
-	.code_with_type = 1,
-	.symfs_layout = 1,
+	.data_type_options = 1,     /* as 6.12 */
+	.sub_with_arg = perf72_sub_with_arg,    /* builtin-script.c, builtin-report.c */
+	.code_with_type = 1,        /* builtin-annotate.c --code-with-type */
+	.symfs_layout = 1,          /* util/symbol.c symbol__config_symfs */
 	.convert_time = 1,          /* builtin-data.c: perf data convert --time (7.x) */
 	.wdiff_argv_intact = 1,     /* builtin-diff.c setup_compute_opt_wdiff(const char *) */
 };
@@ -84,540 +82,9 @@ int perf72_parse_argv(int argc, char *const argv[], struct sl_invocation *inv)
 	return sl_perf_parse_argv(&perf72_argv_rules, argc, argv, inv);
 }
 
-int perf72_text_output(struct sl_invocation *inv, int out_is_tty)
-{
-	return perf61_text_output(inv, out_is_tty);
-}
-
 int perf72_image_matches(const char *img, size_t len)
 {
 	return sl_perf_image_has_version(img, len, "\0" "7.2.");
-}
-
-/* ---- Rust names (dso__demangle_sym's first step) -------------------------- */
-
-/* An output string that grows. */
-struct out {
-	char *s;
-	size_t len, cap;
-	int oom;
-};
-
-static void put(struct out *o, const char *s, size_t n)
-{
-	if (o->oom)
-		return;
-	if (o->len + n + 1 > o->cap) {
-		size_t cap = (o->len + n + 1) * 2 + 32;
-		char *ns = realloc(o->s, cap);
-
-		if (!ns) {
-			o->oom = 1;
-			return;
-		}
-		o->s = ns;
-		o->cap = cap;
-	}
-	memcpy(o->s + o->len, s, n);
-	o->len += n;
-	o->s[o->len] = '\0';
-}
-
-static void puts_(struct out *o, const char *s)
-{
-	put(o, s, strlen(s));
-}
-
-static int ascii(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)s[i] & 0x80)
-			return 0;
-	return 1;
-}
-
-static int is_hex(char c, int upper_only)
-{
-	return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F') || (!upper_only && c >= 'a' && c <= 'f');
-}
-
-/* Legacy form: "<digits><bytes>" elements up to 'E' in @in (@n bytes).
- * 1 with the element count and the suffix after 'E', else 0. */
-static int legacy_parse(const char *in, size_t n, size_t *elements, const char **suffix)
-{
-	size_t i = 0, k = 0;
-
-	if (n == 0)
-		return 0;
-	while (in[i] != 'E') {
-		size_t len = 0;
-
-		if (in[i] < '0' || in[i] > '9')
-			return 0;
-		while (in[i] >= '0' && in[i] <= '9') {
-			size_t d = (size_t)(in[i] - '0');
-
-			if (len > SIZE_MAX / 10 || len * 10 > SIZE_MAX - d)
-				return 0;
-			len = len * 10 + d;
-			if (++i == n)
-				return 0;
-		}
-		if (n - i <= len)
-			return 0;       /* at least one byte (the 'E') must follow */
-		i += len;
-		k++;
-	}
-	*elements = k;
-	*suffix = in + i + 1;
-	return 1;
-}
-
-/* 'h' followed only by hex digits (either case), the legacy hash element */
-static int rust_hash(const char *s, size_t n)
-{
-	if (n == 0 || s[0] != 'h')
-		return 0;
-	for (size_t i = 1; i < n; i++)
-		if (!is_hex(s[i], 0))
-			return 0;
-	return 1;
-}
-
-static size_t utf8(char *b, uint32_t c)
-{
-	if (c < 0x80) {
-		b[0] = (char)c;
-		return 1;
-	}
-	if (c < 0x800) {
-		b[0] = (char)(0xc0 | c >> 6);
-		b[1] = (char)(0x80 | (c & 0x3f));
-		return 2;
-	}
-	if (c < 0x10000) {
-		b[0] = (char)(0xe0 | c >> 12);
-		b[1] = (char)(0x80 | ((c >> 6) & 0x3f));
-		b[2] = (char)(0x80 | (c & 0x3f));
-		return 3;
-	}
-	b[0] = (char)(0xf0 | c >> 18);
-	b[1] = (char)(0x80 | ((c >> 12) & 0x3f));
-	b[2] = (char)(0x80 | ((c >> 6) & 0x3f));
-	b[3] = (char)(0x80 | (c & 0x3f));
-	return 4;
-}
-
-/* The "$...$" escape at @e (@n bytes between the dollars): 1 and the bytes
- * to print in @b (*@bn), else 0 (the rest of the element prints raw). */
-static int legacy_escape(const char *e, size_t n, char *b, size_t *bn)
-{
-	static const char *const two[] = { "SP@", "BP*", "RF&", "LT<", "GT>", "LP(", "RP)" };
-	uint64_t v = 0;
-	size_t i;
-
-	for (i = 0; n == 2 && i < sizeof(two) / sizeof(two[0]); i++) {
-		if (e[0] == two[i][0] && e[1] == two[i][1]) {
-			b[0] = two[i][2];
-			*bn = 1;
-			return 1;
-		}
-	}
-	if (n == 1 && e[0] == 'C') {
-		b[0] = ',';
-		*bn = 1;
-		return 1;
-	}
-	if (n < 2 || e[0] != 'u')
-		return 0;
-	/* lower-case hex, leading zeros free, at most 16 significant digits */
-	for (i = 1; i < n && e[i] == '0'; i++)
-		;
-	if (n - i > 16)
-		return 0;
-	for (; i < n; i++) {
-		char c = e[i];
-
-		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
-			return 0;
-		v = v << 4 | (uint64_t)(c <= '9' ? c - '0' : c - 'a' + 10);
-	}
-	/* a Unicode scalar value that is no control character */
-	if (v >= 0x110000 || (v >= 0xd800 && v < 0xe000) || v < 0x20 || (v >= 0x7f && v < 0xa0))
-		return 0;
-	*bn = utf8(b, (uint32_t)v);
-	return 1;
-}
-
-static void legacy_print(const char *in, size_t n, size_t elements, struct out *o)
-{
-	const char *p = in, *end = in + n;
-
-	for (size_t k = 0; k < elements; k++) {
-		size_t len = 0;
-		const char *r;
-
-		for (r = p; r < end && *r >= '0' && *r <= '9'; r++)
-			len = len * 10 + (size_t)(*r - '0');
-		if ((size_t)(end - r) < len)
-			break;
-		p = r + len;
-		if (k + 1 == elements && rust_hash(r, len))
-			break;
-		if (k)
-			puts_(o, "::");
-		if (len >= 2 && r[0] == '_' && r[1] == '$') {
-			r++;
-			len--;
-		}
-		while (len > 0) {
-			if (r[0] == '.') {
-				size_t m = len >= 2 && r[1] == '.' ? 2 : 1;
-
-				puts_(o, m == 2 ? "::" : ".");
-				r += m;
-				len -= m;
-			} else if (r[0] == '$') {
-				const char *d = memchr(r + 1, '$', len - 1);
-				char b[4];
-				size_t bn = 0;
-
-				if (!d || !legacy_escape(r + 1, (size_t)(d - r - 1), b, &bn))
-					break;
-				put(o, b, bn);
-				len -= (size_t)(d + 1 - r);
-				r = d + 1;
-			} else {
-				size_t j = 0;
-
-				while (j < len && r[j] != '$' && r[j] != '.')
-					j++;
-				if (j == len)
-					break;
-				put(o, r, j);
-				r += j;
-				len -= j;
-			}
-		}
-		put(o, r, len);
-	}
-}
-
-/* v0 names (the RFC 2603 mangling), as far as the model goes: paths made of
- * crate roots (C), nested names (N) and back-references (B) with ASCII
- * identifiers. V0_UNSUP: perf would go on into grammar the model does not
- * have (generic arguments, impl paths, types), or print what it cannot
- * (punycode, a back-reference to something else than such a path). */
-enum { V0_OK, V0_INVALID, V0_UNSUP };
-
-struct v0 {
-	const char *s;
-	size_t n, pos;
-	struct out *o;              /* NULL: only parse (back-references not followed) */
-};
-
-#define V0_MAX_DEPTH 500
-
-static char v0_peek(const struct v0 *p)
-{
-	return p->pos < p->n ? p->s[p->pos] : '\0';
-}
-
-static int v0_eat(struct v0 *p, char c)
-{
-	if (c && v0_peek(p) == c) {
-		p->pos++;
-		return 1;
-	}
-	return 0;
-}
-
-/* <base-62-number>: "_" is 0, else digits then "_" give value + 1 */
-static int v0_int62(struct v0 *p, uint64_t *out)
-{
-	uint64_t x = 0;
-
-	if (v0_eat(p, '_')) {
-		*out = 0;
-		return V0_OK;
-	}
-	while (!v0_eat(p, '_')) {
-		char c = v0_peek(p);
-		uint64_t d;
-
-		if (c >= '0' && c <= '9')
-			d = (uint64_t)(c - '0');
-		else if (c >= 'a' && c <= 'z')
-			d = 10 + (uint64_t)(c - 'a');
-		else if (c >= 'A' && c <= 'Z')
-			d = 36 + (uint64_t)(c - 'A');
-		else
-			return V0_INVALID;
-		p->pos++;
-		if (x > UINT64_MAX / 62 || x * 62 > UINT64_MAX - d)
-			return V0_INVALID;
-		x = x * 62 + d;
-	}
-	if (x == UINT64_MAX)
-		return V0_INVALID;
-	*out = x + 1;
-	return V0_OK;
-}
-
-/* optional "s" <base-62-number>: 0 if absent, else the number + 1 */
-static int v0_disambiguator(struct v0 *p, uint64_t *out)
-{
-	int r;
-
-	if (!v0_eat(p, 's')) {
-		*out = 0;
-		return V0_OK;
-	}
-	if ((r = v0_int62(p, out)) != V0_OK)
-		return r;
-	if (*out == UINT64_MAX)
-		return V0_INVALID;
-	(*out)++;
-	return V0_OK;
-}
-
-/* <identifier>: ["u"] <decimal> ["_"] <bytes> */
-static int v0_ident(struct v0 *p, const char **id, size_t *idlen, int *puny)
-{
-	size_t len;
-
-	*puny = v0_eat(p, 'u');
-	if (v0_peek(p) < '0' || v0_peek(p) > '9')
-		return V0_INVALID;
-	len = (size_t)(p->s[p->pos++] - '0');
-	if (len) {
-		while (v0_peek(p) >= '0' && v0_peek(p) <= '9') {
-			size_t d = (size_t)(p->s[p->pos++] - '0');
-
-			if (len > SIZE_MAX / 10 || len * 10 > SIZE_MAX - d)
-				return V0_INVALID;
-			len = len * 10 + d;
-		}
-	}
-	v0_eat(p, '_');
-	if (p->n - p->pos < len)
-		return V0_INVALID;
-	*id = p->s + p->pos;
-	*idlen = len;
-	p->pos += len;
-	if (*puny) {
-		const char *u = NULL;
-
-		for (size_t i = len; i > 0; i--)
-			if ((*id)[i - 1] == '_') {
-				u = *id + i - 1;
-				break;
-			}
-		/* the part after the last '_' (all of it without one) is the
-		 * punycode, which must not be empty */
-		if ((u ? len - 1 - (size_t)(u - *id) : len) == 0)
-			return V0_INVALID;
-	}
-	return V0_OK;
-}
-
-static int v0_path(struct v0 *p, unsigned depth)
-{
-	const char *id;
-	size_t idlen;
-	uint64_t dis;
-	int r, puny;
-	char tag;
-
-	if (++depth > V0_MAX_DEPTH)
-		return V0_INVALID;     /* DemangleRecursed: not a Rust name either */
-	if (p->pos == p->n)
-		return V0_INVALID;
-	tag = p->s[p->pos++];
-	switch (tag) {
-	case 'C':
-		if ((r = v0_disambiguator(p, &dis)) != V0_OK || (r = v0_ident(p, &id, &idlen, &puny)) != V0_OK)
-			return r;
-		if (p->o) {
-			if (puny)
-				return V0_UNSUP;
-			put(p->o, id, idlen);   /* alternate form: no [disambiguator] */
-		}
-		return V0_OK;
-	case 'N': {
-		char ns = p->pos < p->n ? p->s[p->pos++] : '\0';
-		char buf[32];
-
-		if (!((ns >= 'A' && ns <= 'Z') || (ns >= 'a' && ns <= 'z')))
-			return V0_INVALID;
-		if ((r = v0_path(p, depth)) != V0_OK)
-			return r;
-		if ((r = v0_disambiguator(p, &dis)) != V0_OK || (r = v0_ident(p, &id, &idlen, &puny)) != V0_OK)
-			return r;
-		if (!p->o)
-			return V0_OK;
-		if (puny)
-			return V0_UNSUP;
-		if (ns >= 'A' && ns <= 'Z') {   /* closures, shims, ... */
-			puts_(p->o, "::{");
-			puts_(p->o, ns == 'C' ? "closure" : ns == 'S' ? "shim" : (char[]){ ns, '\0' });
-			if (idlen) {
-				puts_(p->o, ":");
-				put(p->o, id, idlen);
-			}
-			snprintf(buf, sizeof(buf), "#%llu}", (unsigned long long)dis);
-			puts_(p->o, buf);
-		} else if (idlen) {
-			puts_(p->o, "::");
-			put(p->o, id, idlen);
-		}
-		return V0_OK;
-	}
-	case 'B': {
-		size_t at = p->pos - 1;
-		uint64_t i;
-		struct v0 q;
-
-		if ((r = v0_int62(p, &i)) != V0_OK)
-			return r;
-		if (i >= at)
-			return V0_INVALID;
-		if (depth + 1 > V0_MAX_DEPTH)
-			return V0_INVALID;
-		if (!p->o)
-			return V0_OK;       /* parsing does not follow it */
-		q = *p;
-		q.pos = (size_t)i;
-		/* perf prints the target whatever it holds; only a path the
-		 * model parses whole is known */
-		return v0_path(&q, depth + 1) == V0_OK ? V0_OK : V0_UNSUP;
-	}
-	case 'I': {
-		int rr = v0_path(p, depth);
-
-		return rr == V0_OK ? V0_UNSUP : rr;     /* then <generic-args> */
-	}
-	case 'M':
-	case 'X':
-		if ((r = v0_disambiguator(p, &dis)) != V0_OK)
-			return r;
-		{
-			struct out *o = p->o;
-
-			p->o = NULL;
-			r = v0_path(p, depth);
-			p->o = o;
-		}
-		return r == V0_OK ? V0_UNSUP : r;       /* then <type> */
-	case 'Y':
-		return V0_UNSUP;                        /* <type> */
-	default:
-		return V0_INVALID;
-	}
-}
-
-/* The v0 part of rust_demangle_demangle: V0_OK with the suffix, else
- * V0_INVALID (not v0) or V0_UNSUP. */
-static int v0_parse(const char *s, size_t n, const char **inner, size_t *ilen, const char **suffix)
-{
-	struct v0 p = { 0 };
-	size_t k;
-	int r;
-
-	if (n >= 2 && s[0] == '_' && s[1] == 'R')
-		k = 2;
-	else if (n >= 1 && s[0] == 'R')
-		k = 1;
-	else if (n >= 3 && s[0] == '_' && s[1] == '_' && s[2] == 'R')
-		k = 3;
-	else
-		return V0_INVALID;
-	if (s[k] < 'A' || s[k] > 'Z' || !ascii(s + k, n - k))
-		return V0_INVALID;
-	p.s = s + k;
-	p.n = n - k;
-	if ((r = v0_path(&p, 0)) != V0_OK)
-		return r;
-	/* an instantiating crate follows when the next byte is upper case */
-	if (p.pos < p.n && p.s[p.pos] >= 'A' && p.s[p.pos] <= 'Z' && (r = v0_path(&p, 0)) != V0_OK)
-		return r;
-	*inner = p.s;
-	*ilen = p.n;
-	*suffix = p.s + p.pos;
-	return V0_OK;
-}
-
-/* Longer Rust names are uncertain: perf's output buffer search stops at
- * 1 MiB, and keeps the raw name when twice the length rounds up to that. */
-#define RUST_NAME_MAX 200000
-
-/*
- * rust_demangle_demangle + rust_demangle_display_demangle(alternate) as
- * dso__demangle_sym uses them: 1 with the stored name in *@out (malloc'ed),
- * 0 when @s is no Rust name (the C++ demangler comes next), -1 when the
- * model cannot tell.
- */
-int perf72_rust_demangle(const char *s, char **out)
-{
-	size_t n = strlen(s), ilen = 0, elements = 0, sn;
-	const char *llvm = strstr(s, ".llvm."), *inner = NULL, *suffix = NULL;
-	struct out o = { 0 };
-	int legacy = 0, r;
-
-	*out = NULL;
-	if (llvm) {
-		const char *p = llvm + 6;
-
-		while (*p && (is_hex(*p, 1) || *p == '@'))
-			p++;
-		if (!*p)
-			n = (size_t)(llvm - s);
-	}
-	{
-		size_t k = n >= 3 && !strncmp(s, "_ZN", 3) ? 3 : n >= 2 && !strncmp(s, "ZN", 2) ? 2 :
-			   n >= 4 && !strncmp(s, "__ZN", 4) ? 4 : 0;
-
-		if (k && ascii(s + k, n - k) && legacy_parse(s + k, n - k, &elements, &suffix)) {
-			legacy = 1;
-			inner = s + k;
-			ilen = n - k;
-		}
-	}
-	if (!legacy) {
-		r = v0_parse(s, n, &inner, &ilen, &suffix);
-		if (r == V0_INVALID)
-			return 0;
-		if (r == V0_UNSUP)
-			return -1;
-	}
-	sn = n - (size_t)(suffix - s);
-	if (sn) {
-		if (suffix[0] != '.')
-			return 0;
-		for (size_t i = 0; i < sn; i++)
-			if (suffix[i] < 0x21 || suffix[i] > 0x7e)
-				return 0;
-	}
-	if (ilen > RUST_NAME_MAX)
-		return -1;
-	put(&o, "", 0);
-	if (legacy) {
-		legacy_print(inner, ilen, elements, &o);
-	} else {
-		struct v0 p = { .s = inner, .n = ilen, .o = &o };
-
-		if (v0_path(&p, 0) != V0_OK) {
-			free(o.s);
-			return -1;
-		}
-	}
-	put(&o, suffix, sn);
-	if (o.oom) {
-		free(o.s);
-		return -1;
-	}
-	*out = o.s;
-	return 1;
 }
 
 /* ---- the demangler ------------------------------------------------------ */
@@ -633,13 +100,9 @@ char *perf72_demangle(const char *raw, int mode, int *uncertain)
 	char *out;
 	int r;
 
-	if (mode == SYMIDX_DEM_NONE)
+	if (!sl_perf_demangles(mode, uncertain))
 		return NULL;
-	if (mode == SYMIDX_DEM_UNKNOWN) {
-		*uncertain = 1;
-		return NULL;
-	}
-	r = perf72_rust_demangle(raw, &out);
+	r = sl_perf_rust_demangle(raw, &out);
 	if (r > 0)
 		return out;
 	if (r < 0) {
@@ -655,7 +118,7 @@ char *perf72_demangle(const char *raw, int mode, int *uncertain)
 			out = d->ocaml(raw);
 		if (!out && d->java)
 			out = d->java(raw, 0x1);    /* JAVA_DEMANGLE_NORET */
-		if (!out && (!d->ocaml || !d->java) && (!strncmp(raw, "caml", 4) || strchr(raw, ')')))
+		if (!out && (!d->ocaml || !d->java) && sl_perf_maybe_ocaml_java(raw))
 			*uncertain = 1;
 		return out;
 	}
@@ -663,7 +126,7 @@ char *perf72_demangle(const char *raw, int mode, int *uncertain)
 		int status = 0;
 
 		out = d->cxa(raw, NULL, NULL, &status);
-		if (!out && (!strncmp(raw, "caml", 4) || strchr(raw, ')')))
+		if (!out && sl_perf_maybe_ocaml_java(raw))
 			*uncertain = 1;     /* ocaml_demangle_sym / java_demangle_sym */
 		return out;
 	}
@@ -671,51 +134,32 @@ char *perf72_demangle(const char *raw, int mode, int *uncertain)
 	return NULL;
 }
 
-/* symbol__new: 48 + strlen(stored name) + 1 (as 6.12); charged 64 + the
- * longer of the raw and the stored name + 1, an upper bound. */
-uint64_t perf72_name_cost(const char *name, uint64_t namelen, int dem_mode)
-{
-	uint64_t len = namelen;
-	int unc = 0;
-	char *d;
-
-	if (dem_mode != SYMIDX_DEM_NONE && name && name[0] && (d = perf72_demangle(name, dem_mode, &unc))) {
-		size_t dl = strlen(d);
-
-		if (dl > len)
-			len = dl;
-		free(d);
-	}
-	return perf61_sym_cost(len);
-}
-
-const struct sl_model sl_model_perf72 = {
-	.name = "perf-7.2",
-	.tool = "perf",
+const struct sl_tool_model sl_model_perf72 = {
+	SL_PERF_MODEL_COMMON,
+	.sym.name = "perf-7.2",
+	.versions = "7.2.x",
 	.image_matches = perf72_image_matches,
 	.parse_argv = perf72_parse_argv,
-	.text_output = perf72_text_output,
-	.sym_kind = perf61_sym_kind,                    /* unchanged */
-	.label_section_ok = perf61_label_section_ok,    /* unchanged */
-	.sym_cost = perf61_sym_cost,
-	.demangle = perf72_demangle,
-	.choose_by_name = perf61_choose_by_name,        /* the name rules are unchanged */
-	.choose_by_summary = 1,
-	.launches_workloads = 1,
-	.versions = "7.2.x",
-	.demangler = SL_DEMANGLER_PERF_RUST_CXX,
 	.argv_rules = &perf72_argv_rules,
-	.annotation_priv = 16,     /* annotate.h struct annotation: src, branch */
-	.fixup = { .last_page = 4096, .dup_marks_ifunc_alias = 1, .abort_annotate_full = 1,
-		   .notype_loses = 1 },
-	.plt = SL_PLT_V62,
-	.lookup_space = SL_LOOKUP_FILE_OFFSET,
-	.name_cost = perf72_name_cost,
-	.demangler_ready = perf612_demangler_ready,     /* the C++ part is 6.12's */
-	.demangler_name = perf612_demangler_name,
-	.budget_rules = SL_BR_ZERO_STRETCH | SL_BR_OVERLAP,
-	.unknown_shows = "show as [unknown]",
-	.unwinder = SL_UNWIND_LIBDW,
-	.kallsyms_rules = SL_KS_DROP_LOCAL_LABELS,
-	.reads_gnu_debugdata = 1,
+	.text_output = sl_perf_text_output,             /* 6.12's annotate exclusion gone:
+							 * util/disasm.c takes the map reference */
+	/* util/symbol.c dso__demangle_sym, util/demangle-rust-v0.c */
+	.sym.demangler = SL_DEMANGLER_PERF_RUST_CXX,
+	.sym.demangle = perf72_demangle,
+	.sym.name_cost = sl_perf_name_cost,             /* stored names, as 6.12 */
+	.sym.demangler_ready = perf612_demangler_ready, /* the C++ part is 6.12's */
+	.sym.demangler_name = perf612_demangler_name,
+	/* util/symbol.c symbols__fixup_duplicate (as 6.12), choose_best_symbol */
+	.sym.fixup.dup_marks_ifunc_alias = 1,
+	.sym.fixup.notype_loses = 1,
+	.sym.plt = SL_PLT_V62,                          /* util/symbol-elf.c, as 6.12 */
+	.unwinder = SL_UNWIND_LIBDW,                    /* util/unwind-libdw.c: Debian builds
+							 * 7.2 without libunwind */
+	.kallsyms_rules = SL_KS_DROP_LOCAL_LABELS,      /* util/symbol.h is_ignored_kernel_symbol */
+	.reads_gnu_debugdata = 1,                       /* util/symbol-elf.c read_gnu_debugdata */
+	.annotation_priv = 16,                          /* util/annotate.h struct annotation,
+							 * as 6.12 */
+	.a2l_child = SL_A2L_NONE,                       /* util/srcline.c: inline frames and
+							 * source lines from libdw in-process
+							 * (util/libdw.c libdw__addr2line) */
 };

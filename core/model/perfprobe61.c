@@ -16,18 +16,15 @@ static uint64_t perfprobe_cost(uint64_t namelen)
 	return 128 + 2 * (namelen + 1);
 }
 
-const struct sl_model sl_model_perf61_probe = {
-	.name = "perf-6.1-probe",
+/* A charge model only (core/tool.c sl_charge_model): the session's rules
+ * stay those of perf's version (core/session.c), so what a charge reads is
+ * all it has: the keep rule (perf's: the budget's candidates), the cost,
+ * the budget rules, what a dropped symbol looks like. */
+const struct sl_tool_model sl_model_perf61_probe = {
+	.sym.name = "perf-6.1-probe",
 	.tool = "perf",
-	.image_matches = perf61_image_matches,
-	.parse_argv = perf61_parse_argv,
-	.text_output = perf61_text_output,
-	.sym_kind = perf61_sym_kind,
-	.label_section_ok = perf61_label_section_ok,
-	.sym_cost = perfprobe_cost,
-	.demangle = perf61_demangle,
-	.choose_by_name = perf61_choose_by_name,
-	.choose_by_summary = 1,
+	.sym.sym_kind = sl_perf_sym_kind,
+	.sym.sym_cost = perfprobe_cost,
 	.launches_workloads = 1,
 	.budget_rules = SL_BR_ZERO_STRETCH | SL_BR_OVERLAP,
 	.unknown_shows = "are not listed or found",

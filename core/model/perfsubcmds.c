@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/model/perfsubcmds.c - the argv of `perf diff` and `perf data convert`
- * (issue 19), for every perf model: which files perf reads and whether lazy
+ * core/model/perfsubcmds.c - the argv of `perf diff` and `perf data convert`,
+ * for every perf model: which files perf reads and whether lazy
  * mode can mirror what it looks up. Sources (linux v6.12 and v7.2; Debian's
  * perf 6.1 prints the same option tables with -h): builtin-diff.c (options[],
  * data_init, setup_compute, cmd_diff), builtin-data.c (data_options,

@@ -41,11 +41,11 @@ static uint64_t uftrace_cost(uint64_t namelen)
 	return 64 + namelen + 1 + 23;
 }
 
-const struct sl_model sl_model_uftrace013 = {
-	.name = "uftrace-0.13",
+const struct sl_tool_model sl_model_uftrace013 = {
+	.sym.name = "uftrace-0.13",
 	.tool = "uftrace",
-	.sym_kind = uftrace_sym_kind,
-	.sym_cost = uftrace_cost,
+	.sym.sym_kind = uftrace_sym_kind,
+	.sym.sym_cost = uftrace_cost,
 	.launches_workloads = 1,            /* uftrace record/live CMD */
 	.budget_rules = SL_BR_NEXT_STRETCH | SL_BR_OVERLAP,
 	.unknown_shows = "are missing from the trace's .sym files (addresses without a name)",

@@ -139,7 +139,7 @@ static void test_plan_budget_honest(void **state)
 	make_index(&idx, (const uint64_t (*)[2])s, names, N);
 	for (uint64_t cap = 0; cap <= N * 112; cap += 112 * 3) {
 		budget_init(&b, cap ? cap : 1);
-		assert_int_equal(sl_bcc_plan_budget(&idx, &b, &sl_model_bcc026_lazy, &plan), 0);
+		assert_int_equal(sl_bcc_plan_budget(&idx, &b, &sl_model_bcc026_lazy.sym, &plan), 0);
 		/* the reduced vector bcc would build: kept entries in push order */
 		red = idx;
 		red.ents = calloc(N, sizeof(*red.ents));
@@ -387,11 +387,11 @@ static void test_tools(void **state)
 		GElf_Sym o = f;
 
 		o.st_info = GELF_ST_INFO(STB_GLOBAL, STT_OBJECT);
-		assert_true(sl_model_keeps_types(&sl_model_bcc026, &f, 1u << STT_FUNC));
-		assert_false(sl_model_keeps_types(&sl_model_bcc026, &o, 1u << STT_FUNC));
-		assert_true(sl_model_keeps_types(&sl_model_bcc026, &o, 0xffff));
+		assert_true(sl_model_keeps_types(&sl_model_bcc026.sym, &f, 1u << STT_FUNC));
+		assert_false(sl_model_keeps_types(&sl_model_bcc026.sym, &o, 1u << STT_FUNC));
+		assert_true(sl_model_keeps_types(&sl_model_bcc026.sym, &o, 0xffff));
 		f.st_value = 0;
-		assert_false(sl_model_keeps_types(&sl_model_bcc026, &f, 0xffff));
+		assert_false(sl_model_keeps_types(&sl_model_bcc026.sym, &f, 0xffff));
 	}
 }
 

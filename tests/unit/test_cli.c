@@ -398,7 +398,7 @@ static void test_lookup_matches_replay(void **state)
 	assert_true(sl_elf_runtime_layout(ops, elf, (uint64_t)st.st_size, &lay));
 	bl = elf_read_build_id(ops, elf, bid, sizeof(bid));
 	assert_true(symindex_src_init(&src, ops, elf, &lay, bid, (size_t)bl, NULL, -1, SYMIDX_DEM_NOOPTS,
-				      &sl_model_perf61) > 0);
+				      &sl_model_perf61.sym) > 0);
 	assert_int_equal(symindex_open(&src, &idx), 0);
 	a = calloc(4 * idx.ngroups + 64, sizeof(*a));
 	for (uint32_t g = 0; g < idx.ngroups; g++) {

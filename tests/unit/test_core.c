@@ -104,7 +104,7 @@ static void test_budget_strict(void **state)
 	budget_init(&b, 0);                         /* unlimited still counts */
 	assert_true(budget_try_charge(&b, 1ull << 40));
 	assert_int_equal(atomic_load(&b.used), 1ull << 40);
-	assert_int_equal(sl_model_perf61.sym_cost(10), 64 + 11);   /* perf 6.1: 64 + name + NUL */
+	assert_int_equal(sl_model_perf61.sym.sym_cost(10), 64 + 11);   /* perf 6.1: 64 + name + NUL */
 }
 
 #define NTHREADS 8

@@ -47,7 +47,7 @@ static void test_bcc_models_for_version(void **state)
 	assert_ptr_equal(m->lazy, &sl_model_bcc031_lazy);
 	assert_ptr_equal(m->eager, &sl_model_bcc031);
 	assert_ptr_equal(m->build, &sl_model_bcc031_build);
-	assert_string_equal(m->eager->name, "libbcc-0.31");
+	assert_string_equal(m->eager->sym.name, "libbcc-0.31");
 	m = sl_bcc_models_for_version("0.26.0");
 	assert_non_null(m);
 	assert_ptr_equal(m->lazy, &sl_model_bcc026_lazy);
@@ -72,15 +72,15 @@ static void test_bcc031_rules(void **state)
 	(void)state;
 	o.st_info = GELF_ST_INFO(STB_GLOBAL, STT_OBJECT);
 	n.st_info = GELF_ST_INFO(STB_GLOBAL, STT_NOTYPE);
-	assert_true(sl_model_keeps_types(&sl_model_bcc031, &f, 1u << STT_FUNC));
-	assert_false(sl_model_keeps_types(&sl_model_bcc031, &o, 1u << STT_FUNC));
-	assert_true(sl_model_keeps_types(&sl_model_bcc031, &o, 0xffff));
-	assert_true(sl_model_keeps(&sl_model_bcc031_lazy, &f));    /* default: FUNC | GNU_IFUNC */
-	assert_false(sl_model_keeps(&sl_model_bcc031_lazy, &n));
+	assert_true(sl_model_keeps_types(&sl_model_bcc031.sym, &f, 1u << STT_FUNC));
+	assert_false(sl_model_keeps_types(&sl_model_bcc031.sym, &o, 1u << STT_FUNC));
+	assert_true(sl_model_keeps_types(&sl_model_bcc031.sym, &o, 0xffff));
+	assert_true(sl_model_keeps(&sl_model_bcc031_lazy.sym, &f));    /* default: FUNC | GNU_IFUNC */
+	assert_false(sl_model_keeps(&sl_model_bcc031_lazy.sym, &n));
 	f.st_value = 0;
-	assert_false(sl_model_keeps_types(&sl_model_bcc031, &f, 0xffff));
-	assert_int_equal(sl_model_cost(&sl_model_bcc031_lazy, NULL, 124, 0), 112);
-	assert_int_equal(sl_model_cost(&sl_model_bcc031, NULL, 124, 0), 112 + 64 + 16 + 124 + 1 + 31);
+	assert_false(sl_model_keeps_types(&sl_model_bcc031.sym, &f, 0xffff));
+	assert_int_equal(sl_model_cost(&sl_model_bcc031_lazy.sym, NULL, 124, 0), 112);
+	assert_int_equal(sl_model_cost(&sl_model_bcc031.sym, NULL, 124, 0), 112 + 64 + 16 + 124 + 1 + 31);
 	assert_int_equal(sl_model_bcc031_build.budget_rules, SL_BR_NEXT_STRETCH | SL_BR_OVERLAP);
 	assert_int_equal(sl_model_bcc031.budget_rules, SL_BR_OVERLAP);
 }
@@ -93,9 +93,9 @@ static void test_bpftrace_versions(void **state)
 	assert_null(sl_bpftrace_model_for_image(IMG("x\0v0.21.2\0y")));       /* unknown */
 	assert_null(sl_bpftrace_model_for_image(IMG("xv0.23.2\0y")));         /* not a literal */
 	assert_null(sl_bpftrace_model_for_image(IMG("\0v0.17.0\0v0.23.2\0"))); /* two versions */
-	assert_int_equal(sl_model_cost(&sl_model_bpftrace023, NULL, 124, 0), 320 + 3 * 125);
+	assert_int_equal(sl_model_cost(&sl_model_bpftrace023.sym, NULL, 124, 0), 320 + 3 * 125);
 	assert_true(sl_model_bpftrace023.launches_workloads);
-	assert_string_equal(sl_model_bpftrace023.name, "bpftrace-0.23");
+	assert_string_equal(sl_model_bpftrace023.sym.name, "bpftrace-0.23");
 }
 
 int main(void)

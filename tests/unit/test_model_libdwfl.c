@@ -297,7 +297,7 @@ static void src_of(struct tmod *m, struct sl_dwfl_src *src)
 	src->syments = m->n;
 	src->first_global = m->first_global;
 	src->base = m->bias[0];
-	src->rules = sl_model_libdwfl188.lookup;
+	src->rules = sl_model_libdwfl188.sym.lookup;
 	src->getsym = t_getsym;
 	src->elf_facts = t_facts;
 	src->ctx = m;
@@ -317,7 +317,7 @@ static int idx_lookup(const struct sl_dwfl_index *x, const struct tmod *m, uint6
 		return -2;
 	q.same_section = q_same_section;
 	q.ctx = &c;
-	r = sl_model_libdwfl188.lookup->select(&q, &best);
+	r = sl_model_libdwfl188.sym.lookup->select(&q, &best);
 	if (r < 0)
 		return -2;
 	if (r == 0)
@@ -692,7 +692,7 @@ static void test_unmodelable(void **state)
 
 static void test_version_machine(void **state)
 {
-	const struct sl_lookup_rules *R = sl_model_libdwfl188.lookup;
+	const struct sl_lookup_rules *R = sl_model_libdwfl188.sym.lookup;
 
 	(void)state;
 	assert_true(R->version_matches("0.188"));

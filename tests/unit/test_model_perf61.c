@@ -60,22 +60,22 @@ static void test_text_output(void **state)
 
 	(void)state;
 	PARSE(&a, "perf", "script");
-	assert_int_equal(perf61_text_output(&a, 1), 1);
+	assert_int_equal(sl_perf_text_output(&a, 1), 1);
 	PARSE(&a, "perf", "report");
-	assert_int_equal(perf61_text_output(&a, 1), 0);      /* TUI */
-	assert_int_equal(perf61_text_output(&a, 0), 1);      /* piped: stdio */
+	assert_int_equal(sl_perf_text_output(&a, 1), 0);      /* TUI */
+	assert_int_equal(sl_perf_text_output(&a, 0), 1);      /* piped: stdio */
 	PARSE(&a, "perf", "report", "--stdio");
-	assert_int_equal(perf61_text_output(&a, 1), 1);
+	assert_int_equal(sl_perf_text_output(&a, 1), 1);
 	PARSE(&a, "perf", "annotate", "--stdio2");
-	assert_int_equal(perf61_text_output(&a, 0), 0);      /* names call targets */
+	assert_int_equal(sl_perf_text_output(&a, 0), 0);      /* names call targets */
 	PARSE(&a, "perf", "annotate");
-	assert_int_equal(perf61_text_output(&a, 0), 1);      /* not a tty: stdio (setup_browser) */
-	assert_int_equal(perf61_text_output(&a, 1), 0);      /* TUI */
+	assert_int_equal(sl_perf_text_output(&a, 0), 1);      /* not a tty: stdio (setup_browser) */
+	assert_int_equal(sl_perf_text_output(&a, 1), 0);      /* TUI */
 	assert_int_equal(a.why.code, SL_R_ANNOTATE_TUI);
 	PARSE(&a, "perf", "annotate", "--tui");
-	assert_int_equal(perf61_text_output(&a, 0), 0);
+	assert_int_equal(sl_perf_text_output(&a, 0), 0);
 	PARSE(&a, "perf", "annotate", "--stdio", "hot");
-	assert_int_equal(perf61_text_output(&a, 1), 1);
+	assert_int_equal(sl_perf_text_output(&a, 1), 1);
 }
 
 static void test_not_lazy(void **state)

@@ -49,7 +49,7 @@ static void test_recognition(void **state)
 	assert_null(sl_model_for_image(SL_TOOL_PERF, IMG("\0" "6.6.13\0")));
 	assert_null(sl_model_for_image(SL_TOOL_OTHER, IMG("\0" "6.12.117\0")));
 	{
-		const struct sl_model *const *ms;
+		const struct sl_tool_model *const *ms;
 
 		assert_int_equal(sl_models_for_tool(SL_TOOL_PERF, &ms), 3);
 		assert_ptr_equal(ms[0], &sl_model_perf72);     /* newest first: LAZY=on default */
@@ -77,7 +77,7 @@ static void test_version_in_image(void **state)
 static void test_version_verdict_cached(void **state)
 {
 	char dir[] = "/tmp/symlazy-verdict.XXXXXX", path[256], buf[64], v[80] = "x";
-	const struct sl_model *any = NULL;
+	const struct sl_tool_model *any = NULL;
 	FILE *f;
 	int dfd;
 
@@ -176,7 +176,7 @@ static void test_data_type_eager(void **state)
 	assert_int_equal(PARSE(&a, "perf", "report", "--stdio", "--sort", "sym,symoff,dso"), 1);
 	assert_int_equal(perf612_text_output(&a, 0), 1);
 	assert_int_equal(PARSE61(&a, "perf", "report", "--stdio", "--sort", "type"), 1);
-	assert_int_equal(perf61_text_output(&a, 0), 1);
+	assert_int_equal(sl_perf_text_output(&a, 0), 1);
 	/* interactive outputs as in 6.1 */
 	assert_int_equal(PARSE(&a, "perf", "report"), 1);
 	assert_int_equal(perf612_text_output(&a, 1), 0);
@@ -190,7 +190,7 @@ static void test_data_type_eager(void **state)
 	assert_int_equal(perf612_text_output(&a, 0), 0);
 	assert_int_equal(a.why.code, SL_R_ANNOTATE_612);
 	assert_int_equal(PARSE61(&a, "perf", "annotate", "--stdio", "main"), 1);
-	assert_int_equal(perf61_text_output(&a, 0), 1);
+	assert_int_equal(sl_perf_text_output(&a, 0), 1);
 	assert_int_equal(PARSE(&a, "perf", "report", "--stdio"), 1);
 	assert_int_equal(perf612_text_output(&a, 0), 1);
 }
@@ -230,10 +230,10 @@ static void test_demangle_cxa(void **state)
 	assert_null(perf612_demangle(NULL == NULL ? "" : "", SYMIDX_DEM_UNKNOWN, &unc));
 	assert_int_equal(unc, 1);
 	/* the budget charges the longer, stored name */
-	assert_int_equal(perf612_name_cost("f", 1, SYMIDX_DEM_NOOPTS), 64 + 5 + 1);
-	assert_int_equal(perf612_name_cost("f", 1, SYMIDX_DEM_NONE), 64 + 1 + 1);
-	assert_int_equal(perf612_name_cost("_ZN5MixerImLi7EE5churnEv", 24, SYMIDX_DEM_NOOPTS), 64 + 32 + 1);
-	assert_int_equal(perf612_name_cost("_ZN1a1bEv", 9, SYMIDX_DEM_NOOPTS), 64 + 9 + 1);  /* "a::b()" */
+	assert_int_equal(sl_model_cost(&sl_model_perf612.sym, "f", 1, SYMIDX_DEM_NOOPTS), 64 + 5 + 1);
+	assert_int_equal(sl_model_cost(&sl_model_perf612.sym, "f", 1, SYMIDX_DEM_NONE), 64 + 1 + 1);
+	assert_int_equal(sl_model_cost(&sl_model_perf612.sym, "_ZN5MixerImLi7EE5churnEv", 24, SYMIDX_DEM_NOOPTS), 64 + 32 + 1);
+	assert_int_equal(sl_model_cost(&sl_model_perf612.sym, "_ZN1a1bEv", 9, SYMIDX_DEM_NOOPTS), 64 + 9 + 1);  /* "a::b()" */
 	perf612_demangler_set(NULL);
 }
 
@@ -302,27 +302,27 @@ static void test_no_demangler(void **state)
 
 static void test_rules_as_data(void **state)
 {
-	const struct sl_model *m = &sl_model_perf612, *o = &sl_model_perf61;
+	const struct sl_tool_model *m = &sl_model_perf612, *o = &sl_model_perf61;
 
 	(void)state;
-	assert_int_equal(m->plt, SL_PLT_V62);
-	assert_int_equal(o->plt, SL_PLT_V61);
-	assert_int_equal(m->demangler, SL_DEMANGLER_PERF_CXX);
-	assert_int_equal(o->demangler, SL_DEMANGLER_LIBIBERTY);
-	assert_int_equal(m->fixup.dup_marks_ifunc_alias, 1);
-	assert_int_equal(o->fixup.dup_marks_ifunc_alias, 0);
-	assert_int_equal(sl_model_last_page(m), 4096);
+	assert_int_equal(m->sym.plt, SL_PLT_V62);
+	assert_int_equal(o->sym.plt, SL_PLT_V61);
+	assert_int_equal(m->sym.demangler, SL_DEMANGLER_PERF_CXX);
+	assert_int_equal(o->sym.demangler, SL_DEMANGLER_LIBIBERTY);
+	assert_int_equal(m->sym.fixup.dup_marks_ifunc_alias, 1);
+	assert_int_equal(o->sym.fixup.dup_marks_ifunc_alias, 0);
+	assert_int_equal(sl_model_last_page(&m->sym), 4096);
 	assert_int_equal(m->lookup_space, SL_LOOKUP_FILE_OFFSET);
 	assert_non_null(m->argv_rules);
 	assert_int_equal(m->argv_rules->data_type_options, 1);
 	assert_int_equal(o->argv_rules->data_type_options, 0);
 	/* unchanged rules are 6.1's functions */
-	assert_ptr_equal(m->sym_kind, o->sym_kind);
-	assert_ptr_equal(m->choose_by_name, o->choose_by_name);
+	assert_ptr_equal(m->sym.sym_kind, o->sym.sym_kind);
+	assert_ptr_equal(m->sym.choose_by_name, o->sym.choose_by_name);
 	assert_string_equal(m->versions, "6.12.x");
-	assert_int_equal(m->fixup.notype_loses, 0);     /* 7.x's rule */
+	assert_int_equal(m->sym.fixup.notype_loses, 0);     /* 7.x's rule */
 	assert_int_equal(m->argv_rules->sub_with_arg, NULL);
-	assert_int_equal(sl_model_cost(o, "f", 1, SYMIDX_DEM_NOOPTS), 64 + 2);
+	assert_int_equal(sl_model_cost(&o->sym, "f", 1, SYMIDX_DEM_NOOPTS), 64 + 2);
 }
 
 /* ---- PLT synthesis of 6.2+ on programs linked here ------------------------ */
@@ -384,7 +384,7 @@ static int teardown(void **state)
 	return system(cmd);
 }
 
-static int prog_open(struct prog *p, const char *name, const struct sl_model *m)
+static int prog_open(struct prog *p, const char *name, const struct sl_tool_model *m)
 {
 	char path[96];
 	int r;
@@ -399,7 +399,7 @@ static int prog_open(struct prog *p, const char *name, const struct sl_model *m)
 	assert_int_equal(symindex_layout(ops, p->elf, 0, &p->lay), 0);
 	r = elf_read_build_id(ops, p->elf, p->bid, sizeof(p->bid));
 	assert_true(r > 0);
-	symindex_src_init(&p->src, ops, p->elf, &p->lay, p->bid, (size_t)r, NULL, -1, SYMIDX_DEM_NONE, m);
+	symindex_src_init(&p->src, ops, p->elf, &p->lay, p->bid, (size_t)r, NULL, -1, SYMIDX_DEM_NONE, &m->sym);
 	assert_int_equal(symindex_open(&p->src, &p->idx), 0);
 	return 1;
 }

@@ -34,7 +34,7 @@ extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *st
 
 static void test_recognition(void **state)
 {
-	const struct sl_model *const *ms;
+	const struct sl_tool_model *const *ms;
 	char v[64];
 
 	(void)state;
@@ -90,7 +90,7 @@ static void test_argv(void **state)
 	assert_int_equal(PARSE(&a, "perf", "report", "--addr2line-style", "-i", "--parallelism", "-i", "--stdio",
 			       "-i", "r.data"), 1);
 	assert_string_equal(a.input, "r.data");
-	assert_int_equal(perf72_text_output(&a, 0), 1);
+	assert_int_equal(sl_model_perf72.text_output(&a, 0), 1);
 	/* the rest as 6.12 */
 	assert_int_equal(PARSE(&a, "perf", "script", "-fi", "x"), 0);
 	assert_int_equal(a.why.code, SL_R_GROUPED_OPT);
@@ -106,18 +106,18 @@ static void test_code_with_type(void **state)
 
 	(void)state;
 	assert_int_equal(PARSE(&a, "perf", "annotate", "--stdio", "--code-with-type"), 1);
-	assert_int_equal(perf72_text_output(&a, 0), 0);
+	assert_int_equal(sl_model_perf72.text_output(&a, 0), 0);
 	assert_int_equal(a.why.code, SL_R_DATA_TYPE);
 	assert_int_equal(PARSE(&a, "perf", "annotate", "--stdio", "--code-w"), 1);   /* abbreviated */
-	assert_int_equal(perf72_text_output(&a, 0), 0);
+	assert_int_equal(sl_model_perf72.text_output(&a, 0), 0);
 	assert_int_equal(PARSE(&a, "perf", "annotate", "--stdio", "--code-with-type", "--no-code-with-type"), 1);
-	assert_int_equal(perf72_text_output(&a, 0), 1);
+	assert_int_equal(sl_model_perf72.text_output(&a, 0), 1);
 	assert_int_equal(PARSE(&a, "perf", "annotate", "--stdio", "--data-type"), 1);
-	assert_int_equal(perf72_text_output(&a, 0), 0);
+	assert_int_equal(sl_model_perf72.text_output(&a, 0), 0);
 	assert_int_equal(PARSE(&a, "perf", "report", "--stdio", "--sort", "dso,typeoff"), 1);
-	assert_int_equal(perf72_text_output(&a, 0), 0);
+	assert_int_equal(sl_model_perf72.text_output(&a, 0), 0);
 	assert_int_equal(PARSE(&a, "perf", "annotate", "--stdio"), 1);
-	assert_int_equal(perf72_text_output(&a, 0), 1);
+	assert_int_equal(sl_model_perf72.text_output(&a, 0), 1);
 	/* 6.12 has no such option (its annotate is eager for another reason:
 	 * core/model/perf612.c perf612_text_output) */
 	assert_int_equal(PARSE612(&a, "perf", "annotate", "--stdio", "--code-with-type"), 1);
@@ -273,10 +273,10 @@ static void test_demangle_rules(void **state)
 		free(d);
 	}
 	/* the budget charges the longer of the raw and the stored name */
-	assert_int_equal(perf72_name_cost("_ZN3foo4hdefE", 13, SYMIDX_DEM_NOOPTS), 64 + 13 + 1);
-	assert_int_equal(perf72_name_cost("f", 1, SYMIDX_DEM_NOOPTS), 64 + 5 + 1);
-	assert_int_equal(perf72_name_cost("_ZN5MixerImLi7EE5churnEv", 24, SYMIDX_DEM_NOOPTS), 64 + 32 + 1);
-	assert_int_equal(perf72_name_cost("f", 1, SYMIDX_DEM_NONE), 64 + 1 + 1);
+	assert_int_equal(sl_model_cost(&sl_model_perf72.sym, "_ZN3foo4hdefE", 13, SYMIDX_DEM_NOOPTS), 64 + 13 + 1);
+	assert_int_equal(sl_model_cost(&sl_model_perf72.sym, "f", 1, SYMIDX_DEM_NOOPTS), 64 + 5 + 1);
+	assert_int_equal(sl_model_cost(&sl_model_perf72.sym, "_ZN5MixerImLi7EE5churnEv", 24, SYMIDX_DEM_NOOPTS), 64 + 32 + 1);
+	assert_int_equal(sl_model_cost(&sl_model_perf72.sym, "f", 1, SYMIDX_DEM_NONE), 64 + 1 + 1);
 	perf612_demangler_set(NULL);
 }
 
@@ -289,7 +289,7 @@ static void test_no_demangler(void **state)
 
 	(void)state;
 	perf612_demangler_set(&none);
-	assert_int_equal(sl_model_perf72.demangler_ready(why, sizeof(why)), 0);
+	assert_int_equal(sl_model_perf72.sym.demangler_ready(why, sizeof(why)), 0);
 	assert_null(perf72_demangle("_ZN1a1bEv", SYMIDX_DEM_NOOPTS, &unc));
 	assert_int_equal(unc, 1);
 	/* Rust names need no C++ demangler */
@@ -300,19 +300,19 @@ static void test_no_demangler(void **state)
 	free(d);
 	perf612_demangler_set(NULL);
 	/* in this test program the lookup finds libstdc++'s */
-	assert_int_equal(sl_model_perf72.demangler_ready(why, sizeof(why)), 1);
+	assert_int_equal(sl_model_perf72.sym.demangler_ready(why, sizeof(why)), 1);
 }
 
 static void test_rules_as_data(void **state)
 {
-	const struct sl_model *m = &sl_model_perf72, *o = &sl_model_perf612;
+	const struct sl_tool_model *m = &sl_model_perf72, *o = &sl_model_perf612;
 
 	(void)state;
 	assert_string_equal(m->versions, "7.2.x");
-	assert_int_equal(m->demangler, SL_DEMANGLER_PERF_RUST_CXX);
-	assert_int_equal(m->fixup.notype_loses, 1);
-	assert_int_equal(o->fixup.notype_loses, 0);
-	assert_int_equal(sl_model_perf61.fixup.notype_loses, 0);
+	assert_int_equal(m->sym.demangler, SL_DEMANGLER_PERF_RUST_CXX);
+	assert_int_equal(m->sym.fixup.notype_loses, 1);
+	assert_int_equal(o->sym.fixup.notype_loses, 0);
+	assert_int_equal(sl_model_perf61.sym.fixup.notype_loses, 0);
 	assert_int_equal(m->unwinder, SL_UNWIND_LIBDW);
 	assert_int_equal(o->unwinder, SL_UNWIND_LIBUNWIND);
 	assert_int_equal(m->kallsyms_rules, SL_KS_DROP_LOCAL_LABELS);
@@ -320,14 +320,14 @@ static void test_rules_as_data(void **state)
 	assert_int_equal(m->reads_gnu_debugdata, 1);
 	assert_int_equal(o->reads_gnu_debugdata, 0);
 	/* SAME as 6.12 */
-	assert_ptr_equal(m->sym_kind, o->sym_kind);
-	assert_ptr_equal(m->label_section_ok, o->label_section_ok);
-	assert_ptr_equal(m->choose_by_name, o->choose_by_name);
-	assert_int_equal(m->choose_by_summary, 1);
-	assert_int_equal(m->plt, SL_PLT_V62);
-	assert_int_equal(m->fixup.dup_marks_ifunc_alias, 1);
-	assert_int_equal(m->fixup.abort_annotate_full, 1);
-	assert_int_equal(sl_model_last_page(m), 4096);
+	assert_ptr_equal(m->sym.sym_kind, o->sym.sym_kind);
+	assert_ptr_equal(m->sym.label_section_ok, o->sym.label_section_ok);
+	assert_ptr_equal(m->sym.choose_by_name, o->sym.choose_by_name);
+	assert_int_equal(m->sym.choose_by_summary, 1);
+	assert_int_equal(m->sym.plt, SL_PLT_V62);
+	assert_int_equal(m->sym.fixup.dup_marks_ifunc_alias, 1);
+	assert_int_equal(m->sym.fixup.abort_annotate_full, 1);
+	assert_int_equal(sl_model_last_page(&m->sym), 4096);
 	assert_int_equal(m->lookup_space, SL_LOOKUP_FILE_OFFSET);
 	assert_int_equal(m->budget_rules, o->budget_rules);
 	assert_int_equal(m->argv_rules->data_type_options, 1);
@@ -419,7 +419,7 @@ struct prog {
 	unsigned char bid[20];
 };
 
-static void prog_open(struct prog *p, const struct sl_model *m)
+static void prog_open(struct prog *p, const struct sl_tool_model *m)
 {
 	char path[96];
 	int r;
@@ -433,7 +433,7 @@ static void prog_open(struct prog *p, const struct sl_model *m)
 	assert_int_equal(symindex_layout(ops, p->elf, 0, &p->lay), 0);
 	r = elf_read_build_id(ops, p->elf, p->bid, sizeof(p->bid));
 	assert_true(r > 0);
-	symindex_src_init(&p->src, ops, p->elf, &p->lay, p->bid, (size_t)r, NULL, -1, SYMIDX_DEM_NOOPTS, m);
+	symindex_src_init(&p->src, ops, p->elf, &p->lay, p->bid, (size_t)r, NULL, -1, SYMIDX_DEM_NOOPTS, &m->sym);
 	assert_int_equal(symindex_open(&p->src, &p->idx), 0);
 }
 

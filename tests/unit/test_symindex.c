@@ -100,7 +100,7 @@ static int setup(void **state)
 		struct sl_file_id id = { .dev = 1, .ino = 42, .valid = 1 };
 
 		symindex_src_init(&src, ops, elf, &lay, bid, (size_t)r, &id, -1, SYMIDX_DEM_UNKNOWN,
-				  &sl_model_perf61);
+				  &sl_model_perf61.sym);
 	}
 	return 0;
 }
@@ -358,7 +358,7 @@ struct dso {
 };
 
 /* the model dso_open() gives the source (check_replay under 6.1 and 6.12) */
-static const struct sl_model *replay_model = &sl_model_perf61;
+static const struct sl_tool_model *replay_model = &sl_model_perf61;
 
 static int dso_open(struct dso *d, const char *path)
 {
@@ -376,7 +376,7 @@ static int dso_open(struct dso *d, const char *path)
 
 		r = elf_read_build_id(ops, d->elf, d->bid, sizeof(d->bid));
 		symindex_src_init(&d->src, ops, d->elf, &d->lay, d->bid, r > 0 ? (size_t)r : 0, &id, -1,
-				  SYMIDX_DEM_NOOPTS, replay_model);
+				  SYMIDX_DEM_NOOPTS, &replay_model->sym);
 	}
 	return 0;
 }
