@@ -473,13 +473,7 @@ static int write_index(struct build *b, const struct stat *st, int dirfd, struct
 	h->hdr_size = sizeof(*h);
 	h->endian = SYMNAMES_ENDIAN;
 	h->file_size = size;
-	h->dev = (uint64_t)st->st_dev;
-	h->ino = (uint64_t)st->st_ino;
-	h->size = (uint64_t)st->st_size;
-	h->mtime_sec = st->st_mtim.tv_sec;
-	h->mtime_nsec = st->st_mtim.tv_nsec;
-	h->ctime_sec = st->st_ctim.tv_sec;
-	h->ctime_nsec = st->st_ctim.tv_nsec;
+	SL_FILE_IDENT_SET(h, st);
 	h->key = symnames_key(h->dev, h->ino, h->size, h->mtime_sec, h->mtime_nsec, h->ctime_sec, h->ctime_nsec);
 	if (b->flags & SN_F_DEBUG) {
 		h->dbg_dev = (uint64_t)b->dbg_st.st_dev;

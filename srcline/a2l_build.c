@@ -533,13 +533,7 @@ static int write_table(const struct sl_elfimg *m, const struct a2l_tab *t, const
 	h->hdr_size = sizeof(*h);
 	h->endian = A2L_ENDIAN;
 	h->file_size = size;
-	h->dev = (uint64_t)st->st_dev;
-	h->ino = (uint64_t)st->st_ino;
-	h->size = (uint64_t)st->st_size;
-	h->mtime_sec = st->st_mtim.tv_sec;
-	h->mtime_nsec = st->st_mtim.tv_nsec;
-	h->ctime_sec = st->st_ctim.tv_sec;
-	h->ctime_nsec = st->st_ctim.tv_nsec;
+	SL_FILE_IDENT_SET(h, st);
 	h->key = a2l_key(st);
 	h->nsecs = nsecs;
 	h->nfuncs = nf;

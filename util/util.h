@@ -49,6 +49,23 @@ static inline uint64_t sl_mix64(uint64_t x)
 }
 
 /*
+ * SL_FILE_IDENT_SET(h, st) - a file's identity, as stat(2) gives it (st_dev,
+ * st_ino, st_size, st_mtim, st_ctim), into the same-named fields of the cache
+ * table header @h (index/names.h struct symnames_hdr, srcline/a2l.h and
+ * srcline/a2l_dwarf.h headers): what the readers compare before they trust a
+ * table built from a file without a build-id.
+ */
+#define SL_FILE_IDENT_SET(h, st) do {                                           \
+	(h)->dev = (uint64_t)(st)->st_dev;                                      \
+	(h)->ino = (uint64_t)(st)->st_ino;                                      \
+	(h)->size = (uint64_t)(st)->st_size;                                    \
+	(h)->mtime_sec = (st)->st_mtim.tv_sec;                                  \
+	(h)->mtime_nsec = (st)->st_mtim.tv_nsec;                                \
+	(h)->ctime_sec = (st)->st_ctim.tv_sec;                                  \
+	(h)->ctime_nsec = (st)->st_ctim.tv_nsec;                                \
+} while (0)
+
+/*
  * SL_HEAPSORT(name, type, less) - defines static void name(type *e, size_t n),
  * an in-place heapsort (not stable) of @n elements by the strict order
  * less(const type *a, const type *b). A macro so that each index format
