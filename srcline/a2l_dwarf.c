@@ -186,25 +186,8 @@ static int write_a2d(struct bld *b, const struct stat *st, int dirfd, void **oma
 	h.funcs_off = h.lints_off + (uint64_t)h.nlints * sizeof(struct a2d_lint);
 	h.strings_off = h.funcs_off + (uint64_t)h.nfuncs * sizeof(struct a2d_func);
 	h.strings_size = in.size;
-	{
-		struct arng *z = b->zone.p;
-		size_t nz = 0;
-
-		if (b->zone.n)
-			qsort(z, b->zone.n, sizeof(*z), a2d_arng_cmp);
-		for (size_t k = 0; k < b->zone.n; k++) {
-			if (z[k].lo >= z[k].hi || !a2d_meets_alloc(b->m, z[k].lo, z[k].hi))
-				continue;
-			if (nz && z[k].lo <= z[nz - 1].hi) {
-				if (z[k].hi > z[nz - 1].hi)
-					z[nz - 1].hi = z[k].hi;
-			} else {
-				z[nz++] = z[k];
-			}
-		}
-		b->zone.n = nz;
-		h.nzones = (uint32_t)nz;
-	}
+	b->zone.n = a2d_arng_merge(b->zone.p, b->zone.n, b->m);
+	h.nzones = (uint32_t)b->zone.n;
 	h.zones_off = h.strings_off + ((in.size + 7) & ~7ull);
 	size = h.file_size = h.zones_off + (uint64_t)h.nzones * sizeof(struct a2d_zone);
 	if ((fd = sl_cache_backing(dirfd, (size_t)size, A2D_SUFFIX, "symlazy-a2d", tmp, sizeof(tmp))) < 0) {

@@ -464,29 +464,32 @@ static int meets_own(const struct arng *o, size_t n, uint64_t lo, uint64_t hi)
 	return a < n && o[a].lo < hi;
 }
 
+size_t a2d_arng_merge(struct arng *z, size_t n, const struct sl_elfimg *m)
+{
+	size_t nz = 0;
+
+	if (n)
+		qsort(z, n, sizeof(*z), a2d_arng_cmp);
+	for (size_t k = 0; k < n; k++) {
+		if (z[k].lo >= z[k].hi || (m && !a2d_meets_alloc(m, z[k].lo, z[k].hi)))
+			continue;
+		if (nz && z[k].lo <= z[nz - 1].hi) {
+			if (z[k].hi > z[nz - 1].hi)
+				z[nz - 1].hi = z[k].hi;
+		} else {
+			z[nz++] = z[k];
+		}
+	}
+	return nz;
+}
+
 /* merge each unit's own ranges (sorted, disjoint) */
 void a2d_merge_own(struct bld *b)
 {
 	struct unit *u = b->units.p;
 
-	for (size_t i = 0; i < b->units.n; i++) {
-		struct arng *o = u[i].own.p;
-		size_t n = 0;
-
-		if (u[i].own.n)
-			qsort(o, u[i].own.n, sizeof(*o), a2d_arng_cmp);
-		for (size_t k = 0; k < u[i].own.n; k++) {
-			if (o[k].lo >= o[k].hi)
-				continue;
-			if (n && o[k].lo <= o[n - 1].hi) {
-				if (o[k].hi > o[n - 1].hi)
-					o[n - 1].hi = o[k].hi;
-			} else {
-				o[n++] = o[k];
-			}
-		}
-		u[i].own.n = n;
-	}
+	for (size_t i = 0; i < b->units.n; i++)
+		u[i].own.n = a2d_arng_merge(u[i].own.p, u[i].own.n, NULL);
 }
 
 /* unit @u answers (a function or a line) everywhere in [lo, hi) */

@@ -105,6 +105,10 @@ void a2d_merge_own(struct bld *b);
 int a2d_func_intervals(struct bld *b, struct unit *u);
 int a2d_build_map(struct bld *b);
 int a2d_arng_cmp(const void *pa, const void *pb);
+/* a2d_arng_merge - sort @z[0, n) and merge overlapping or touching ranges
+ * in place, dropping empty ones and, with @m, those meeting no SHF_ALLOC
+ * section of @m; returns the new count */
+size_t a2d_arng_merge(struct arng *z, size_t n, const struct sl_elfimg *m);
 int a2d_meets_alloc(const struct sl_elfimg *m, uint64_t lo, uint64_t h);
 int a2d_u64_cmp(const void *pa, const void *pb);
 

@@ -169,29 +169,10 @@ uint64_t a2d_rd_n(struct rd *r, unsigned n)
 	return v;
 }
 
-uint64_t a2d_rd_uleb(struct rd *r)
-{
-	uint64_t v = 0;
-	unsigned sh = 0;
-
-	while (!r->bad) {
-		unsigned char b;
-
-		if (r->p >= r->e) {
-			r->bad = 1;
-			break;
-		}
-		b = *r->p++;
-		if (sh < 64)
-			v |= (uint64_t)(b & 0x7f) << sh;
-		sh += 7;
-		if (!(b & 0x80))
-			break;
-	}
-	return v;
-}
-
-int64_t a2d_rd_sleb(struct rd *r)
+/* One LEB128 (DWARF 5 section 7.6) as unsigned: its 7-bit groups, bits
+ * past 64 dropped; *@shift: 7 per group read, *@last: the last group's
+ * byte (0 when none was read), for the sign of a signed one. */
+static inline uint64_t rd_leb(struct rd *r, unsigned *shift, unsigned char *last)
 {
 	uint64_t v = 0;
 	unsigned sh = 0;
@@ -209,6 +190,25 @@ int64_t a2d_rd_sleb(struct rd *r)
 		if (!(b & 0x80))
 			break;
 	}
+	*shift = sh;
+	*last = b;
+	return v;
+}
+
+uint64_t a2d_rd_uleb(struct rd *r)
+{
+	unsigned sh;
+	unsigned char b;
+
+	return rd_leb(r, &sh, &b);
+}
+
+int64_t a2d_rd_sleb(struct rd *r)
+{
+	unsigned sh;
+	unsigned char b;
+	uint64_t v = rd_leb(r, &sh, &b);
+
 	if (sh < 64 && (b & 0x40))
 		v |= ~(uint64_t)0 << sh;
 	return (int64_t)v;
