@@ -344,3 +344,12 @@ int sl_cache_clean(int dirfd)
 {
 	return walk(dirfd, 1, NULL, NULL);
 }
+
+void sl_cache_backing_drop(int dirfd, int fd, const char *tmp)
+{
+	if (fd < 0)
+		return;
+	if (tmp[0])
+		unlinkat(dirfd, tmp, 0);
+	close(fd);
+}

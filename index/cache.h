@@ -91,6 +91,10 @@ int sl_cache_scratch(size_t size);
  */
 int sl_cache_backing(int dirfd, size_t size, const char *suffix, const char *memfd_name, char *tmp, size_t n);
 
+/* sl_cache_backing_drop - an unfinished sl_cache_backing file given up: its
+ * temporary name @tmp (if any) unlinked from @dirfd, @fd closed (if >= 0). */
+void sl_cache_backing_drop(int dirfd, int fd, const char *tmp);
+
 /* sl_cache_tmp_open - a new ".tmp-<pid>-<n>.idx" in the cache dir opened
  * read-write (@tmpname gets its name), or -1 (@tmpname = "") without a
  * cache dir or on failure. */

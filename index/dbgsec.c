@@ -276,14 +276,10 @@ static int inflate_section(int in, int out, const Elf64_Shdr *s, uint32_t type, 
 		if (zl->inflateInit_(&z, ZLIB_VERSION, (int)sizeof(z)) != Z_OK)
 			return -ENOMEM;
 	} else {
-		if (!(zs = zstd_dl_load()))
-			return -ENOSYS;
-		if (!(ds = zs->createDStream()))
-			return -ENOMEM;
-		if (zs->isError(zs->initDStream(ds))) {
-			zs->freeDStream(ds);
-			return -ENOMEM;
-		}
+		int zr = zstd_dl_dstream(&zs, &ds);
+
+		if (zr < 0)
+			return zr;
 	}
 	while (!done && r == 0) {
 		size_t k = left < BUF_IN ? (size_t)left : BUF_IN, ipos = 0, produced;

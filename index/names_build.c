@@ -404,12 +404,11 @@ static uint32_t addr_rank(const struct symnames_sym *r)
 static int addr_cmp(const void *pa, const void *pb)
 {
 	const struct symnames_addr *a = pa, *b = pb;
+	int c;
 
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	if (a->pad != b->pad)
-		return a->pad < b->pad ? -1 : 1;
-	return a->rec < b->rec ? -1 : a->rec > b->rec;
+	if ((c = SL_CMP(a->start, b->start)) || (c = SL_CMP(a->pad, b->pad)))
+		return c;
+	return SL_CMP(a->rec, b->rec);
 }
 
 static uint64_t align8(uint64_t x)
@@ -594,9 +593,7 @@ static int write_index(struct build *b, const struct stat *st, int dirfd, struct
 	close(fd);
 	return 0;
 out_fd:
-	if (tmp[0])
-		unlinkat(dirfd, tmp, 0);
-	close(fd);
+	sl_cache_backing_drop(dirfd, fd, tmp);
 	return ret;
 }
 

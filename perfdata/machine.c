@@ -242,16 +242,12 @@ int pd_machine_fork(struct pd_machine *m, int32_t pid, int32_t ppid, int32_t tid
 static int cmp_map(const void *a, const void *b)
 {
 	const struct pd_map *x = a, *y = b;
+	int c;
 
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (x->end != y->end)
-		return x->end < y->end ? -1 : 1;
-	if (x->pgoff != y->pgoff)
-		return x->pgoff < y->pgoff ? -1 : 1;
-	if (x->dso != y->dso)
-		return x->dso < y->dso ? -1 : 1;
-	return x->data < y->data ? -1 : x->data > y->data;
+	if ((c = SL_CMP(x->start, y->start)) || (c = SL_CMP(x->end, y->end)) ||
+	    (c = SL_CMP(x->pgoff, y->pgoff)) || (c = SL_CMP(x->dso, y->dso)))
+		return c;
+	return SL_CMP(x->data, y->data);
 }
 
 static int thread_sort(struct pd_thread *t)

@@ -318,14 +318,13 @@ struct cand {                   /* one candidate function while sorting, 32 byte
 static int cand_cmp(const void *pa, const void *pb)
 {
 	const struct cand *a = pa, *b = pb;
+	int c;
 
-	if (a->sec != b->sec)
-		return a->sec < b->sec ? -1 : 1;
-	if (a->off != b->off)
-		return a->off < b->off ? -1 : 1;
-	if (a->size != b->size)         /* _bfd_elf_find_function: the larger size wins */
-		return a->size > b->size ? -1 : 1;
-	return a->order < b->order ? -1 : a->order > b->order;  /* then the first one */
+	if ((c = SL_CMP(a->sec, b->sec)) || (c = SL_CMP(a->off, b->off)))
+		return c;
+	if ((c = SL_CMP(b->size, a->size)))     /* _bfd_elf_find_function: the larger size wins */
+		return c;
+	return SL_CMP(a->order, b->order);      /* then the first one */
 }
 
 static uint64_t str_bytes(uint64_t len)
@@ -583,11 +582,7 @@ static int write_table(const struct sl_elfimg *m, const struct a2l_tab *t, const
 out:
 	if (map)
 		munmap(map, (size_t)size);
-	if (fd >= 0) {
-		if (tmp[0])
-			unlinkat(dirfd, tmp, 0);
-		close(fd);
-	}
+	sl_cache_backing_drop(dirfd, fd, tmp);
 	if (c)
 		munmap(c, (size_t)cbytes);
 	if (fidx)

@@ -237,11 +237,7 @@ static int write_a2d(struct bld *b, const struct stat *st, int dirfd, void **oma
 out:
 	if (map)
 		munmap(map, (size_t)size);
-	if (fd >= 0) {
-		if (tmp[0])
-			unlinkat(dirfd, tmp, 0);
-		close(fd);
-	}
+	sl_cache_backing_drop(dirfd, fd, tmp);
 	free(of);
 	free(ol);
 	free(depth);

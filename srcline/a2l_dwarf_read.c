@@ -89,20 +89,15 @@ static int inflate_into(const unsigned char *in, uint64_t inlen, uint32_t type, 
 		return (zr == Z_STREAM_END || zr == Z_OK) && (uint64_t)(z.next_out - out) == want ? 0 : -EBADMSG;
 	}
 	if (type == ELFCOMPRESS_ZSTD) {
-		const struct zstd_dl *zs = zstd_dl_load();
+		const struct zstd_dl *zs;
 		ZSTD_DStream *ds;
 		ZSTD_inBuffer ib = { in, (size_t)inlen, 0 };
 		ZSTD_outBuffer ob = { out, (size_t)want, 0 };
 		size_t zr = 1;
+		int e = zstd_dl_dstream(&zs, &ds);
 
-		if (!zs)
-			return -ENOSYS;
-		if (!(ds = zs->createDStream()))
-			return -ENOMEM;
-		if (zs->isError(zs->initDStream(ds))) {
-			zs->freeDStream(ds);
-			return -ENOMEM;
-		}
+		if (e < 0)
+			return e;
 		while (ib.pos < ib.size || zr) {
 			size_t before = ob.pos + ib.pos;
 

@@ -49,6 +49,12 @@ static inline uint64_t sl_mix64(uint64_t x)
 }
 
 /*
+ * SL_CMP(x, y) - -1, 0 or 1 as @x is below, equal to or above @y: one key of
+ * a qsort(3) comparator, `if ((c = SL_CMP(a->k, b->k))) return c;`.
+ */
+#define SL_CMP(x, y) (((x) > (y)) - ((x) < (y)))
+
+/*
  * SL_FILE_IDENT_SET(h, st) - a file's identity, as stat(2) gives it (st_dev,
  * st_ino, st_size, st_mtim, st_ctim), into the same-named fields of the cache
  * table header @h (index/names.h struct symnames_hdr, srcline/a2l.h and

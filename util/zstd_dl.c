@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include "util/zstd_dl.h"
 
@@ -27,4 +28,22 @@ const struct zstd_dl *zstd_dl_load(void)
 {
 	pthread_once(&once, load);
 	return ok ? &z : NULL;
+}
+
+int zstd_dl_dstream(const struct zstd_dl **zsp, ZSTD_DStream **dsp)
+{
+	const struct zstd_dl *zs = zstd_dl_load();
+	ZSTD_DStream *ds;
+
+	if (!zs)
+		return -ENOSYS;
+	if (!(ds = zs->createDStream()))
+		return -ENOMEM;
+	if (zs->isError(zs->initDStream(ds))) {
+		zs->freeDStream(ds);
+		return -ENOMEM;
+	}
+	*zsp = zs;
+	*dsp = ds;
+	return 0;
 }

@@ -25,4 +25,12 @@ struct zstd_dl {
 /* zstd_dl_load - resolve libzstd.so.1 once (thread-safe). NULL if missing. */
 const struct zstd_dl *zstd_dl_load(void);
 
+/*
+ * zstd_dl_dstream - libzstd loaded and a new, initialized decompression
+ * stream: *@zsp the functions, *@dsp the stream (free it with
+ * (*zsp)->freeDStream). Returns 0, -ENOSYS without libzstd, -ENOMEM when the
+ * stream cannot be made (nothing to free then).
+ */
+int zstd_dl_dstream(const struct zstd_dl **zsp, ZSTD_DStream **dsp);
+
 #endif
