@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "util/util.h"
 #include "core/statsjson.h"
 
 #define SKIP_DEPTH_MAX 32
@@ -90,30 +91,6 @@ static int hex4(struct jp *j, unsigned *out)
 	return 0;
 }
 
-static size_t utf8_put(char *o, unsigned cp)
-{
-	if (cp < 0x80) {
-		o[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		o[0] = (char)(0xc0 | (cp >> 6));
-		o[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		o[0] = (char)(0xe0 | (cp >> 12));
-		o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		o[2] = (char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	o[0] = (char)(0xf0 | (cp >> 18));
-	o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-	o[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-	o[3] = (char)(0x80 | (cp & 0x3f));
-	return 4;
-}
-
 /* A string; *@out gets a malloc'ed decoded copy (NULL: decode and drop). */
 static int jstring(struct jp *j, char **out)
 {
@@ -189,7 +166,7 @@ static int jstring(struct jp *j, char **out)
 					free(o);
 					return jfail(j, "NUL in string");
 				}
-				k = utf8_put(tmp, cp);
+				k = sl_utf8_put(tmp, cp);
 				break;
 			}
 			default:

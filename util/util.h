@@ -48,6 +48,10 @@ static inline uint64_t sl_mix64(uint64_t x)
 	return x;
 }
 
+/* sl_utf8_put - the UTF-8 bytes of code point @cp (below 0x110000) into @o
+ * (room for 4); returns how many (1-4). RFC 3629 section 3. */
+size_t sl_utf8_put(char *o, uint32_t cp);
+
 /*
  * SL_CMP(x, y) - -1, 0 or 1 as @x is below, equal to or above @y: one key of
  * a qsort(3) comparator, `if ((c = SL_CMP(a->k, b->k))) return c;`.

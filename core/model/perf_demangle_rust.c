@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util/util.h"
 #include "core/models.h"
 
 /* An output string that grows. */
@@ -111,30 +112,6 @@ static int rust_hash(const char *s, size_t n)
 	return 1;
 }
 
-static size_t utf8(char *b, uint32_t c)
-{
-	if (c < 0x80) {
-		b[0] = (char)c;
-		return 1;
-	}
-	if (c < 0x800) {
-		b[0] = (char)(0xc0 | c >> 6);
-		b[1] = (char)(0x80 | (c & 0x3f));
-		return 2;
-	}
-	if (c < 0x10000) {
-		b[0] = (char)(0xe0 | c >> 12);
-		b[1] = (char)(0x80 | ((c >> 6) & 0x3f));
-		b[2] = (char)(0x80 | (c & 0x3f));
-		return 3;
-	}
-	b[0] = (char)(0xf0 | c >> 18);
-	b[1] = (char)(0x80 | ((c >> 12) & 0x3f));
-	b[2] = (char)(0x80 | ((c >> 6) & 0x3f));
-	b[3] = (char)(0x80 | (c & 0x3f));
-	return 4;
-}
-
 /* The "$...$" escape at @e (@n bytes between the dollars): 1 and the bytes
  * to print in @b (*@bn), else 0 (the rest of the element prints raw). */
 static int legacy_escape(const char *e, size_t n, char *b, size_t *bn)
@@ -172,7 +149,7 @@ static int legacy_escape(const char *e, size_t n, char *b, size_t *bn)
 	/* a Unicode scalar value that is no control character */
 	if (v >= 0x110000 || (v >= 0xd800 && v < 0xe000) || v < 0x20 || (v >= 0x7f && v < 0xa0))
 		return 0;
-	*bn = utf8(b, (uint32_t)v);
+	*bn = sl_utf8_put(b, (uint32_t)v);
 	return 1;
 }
 
